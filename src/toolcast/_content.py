@@ -1,0 +1,61 @@
+"""Content parts a tool result is made of, and `ToolResult` for tools that build their own."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from typing_extensions import TypeAlias
+
+__all__ = ("ContentPart", "ImagePart", "JsonPart", "TextPart", "ToolResult")
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    """Plain text for the model."""
+
+    text: str
+    """The text."""
+
+
+@dataclass(frozen=True, slots=True)
+class JsonPart:
+    """A structured value, with its compact JSON text."""
+
+    value: Any
+    """The JSON-ready value (dicts, lists, strings, numbers, booleans, None)."""
+    text: str
+    """`value` serialised as compact JSON."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image for models that accept images in tool results."""
+
+    data: bytes
+    """The raw image bytes."""
+    mime_type: str = "image/png"
+    """Its media type, e.g. `image/png`."""
+
+    @property
+    def base64(self) -> str:
+        """The bytes as base64 text, as most wire formats want them."""
+        return base64.b64encode(self.data).decode("ascii")
+
+
+ContentPart: TypeAlias = Union[TextPart, JsonPart, ImagePart]
+"""One part of a tool result."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """A result a tool builds itself: explicit parts, optionally marked as an error."""
+
+    content: Sequence[ContentPart] = field(default_factory=tuple)
+    """The parts sent to the model, in order."""
+    is_error: bool = False
+    """Send the parts as an error result (the model should correct itself)."""
+    structured: Any = None
+    """An optional JSON-ready value for targets that carry structured output (MCP)."""

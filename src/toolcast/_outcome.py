@@ -1,0 +1,79 @@
+"""`ToolOutcome`: what one call produced, ready for any provider's result message."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from typing_extensions import TypeAlias
+
+from toolcast._content import ContentPart, TextPart
+
+__all__ = ("ErrorKind", "ToolFailure", "ToolOutcome")
+
+ErrorKind: TypeAlias = Literal[
+    "invalid_arguments",
+    "tool_error",
+    "exception",
+    "timeout",
+    "unknown_tool",
+    "not_allowed",
+    "not_run",
+]
+"""Why a call failed: bad arguments, a deliberate `ToolError`, an exception in the
+tool, a timeout, a name outside the tool set, a policy refusal, or not run at all."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFailure:
+    """Why a call failed, in words for the model."""
+
+    kind: ErrorKind
+    """The failure's category."""
+    message: str
+    """The model-facing message (no tracebacks, no internals)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolOutcome:
+    """The result of one tool call, success or failure, correlated to the call."""
+
+    call_id: str | None
+    """The id of the call this answers."""
+    tool_name: str
+    """The tool that was asked for."""
+    is_error: bool = False
+    """True when the call failed; `error` says why."""
+    content: tuple[ContentPart, ...] = ()
+    """The parts sent to the model."""
+    text: str = ""
+    """The whole result as one string, for text-only targets."""
+    value: Any = None
+    """The Python value the tool returned (successful calls only)."""
+    structured: Any = None
+    """The JSON-ready form of `value` when the tool has an output schema."""
+    error: ToolFailure | None = None
+    """Why it failed, when `is_error`."""
+    exception: BaseException | None = None
+    """The exception behind a failure, for the host's logs; never shown to the model."""
+
+    @classmethod
+    def failure(
+        cls,
+        kind: ErrorKind,
+        message: str,
+        *,
+        tool_name: str,
+        call_id: str | None = None,
+        exception: BaseException | None = None,
+    ) -> ToolOutcome:
+        """Build an error outcome whose text is `message`."""
+        return cls(
+            call_id=call_id,
+            tool_name=tool_name,
+            is_error=True,
+            content=(TextPart(message),),
+            text=message,
+            error=ToolFailure(kind, message),
+            exception=exception,
+        )

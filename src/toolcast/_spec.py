@@ -1,0 +1,78 @@
+"""`ToolSpec`, the immutable description of a tool, and `ToolCall`, one call by a model."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from typing_extensions import TypeAlias
+
+from toolcast.typing import JsonSchema
+
+__all__ = ("Arguments", "ToolCall", "ToolSpec")
+
+Arguments: TypeAlias = Union[str, bytes, bytearray, Mapping[str, Any]]
+"""Tool arguments as a model sends them: JSON text, bytes, or a parsed object."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolSpec:
+    """Everything a model or a host needs to know about a tool, and nothing it runs."""
+
+    name: str
+    """The model-visible name (`^[A-Za-z0-9_-]{1,64}$`)."""
+    description: str = ""
+    """What the tool does, for the model."""
+    input_schema: JsonSchema
+    """Canonical JSON Schema (2020-12) of the argument object; read-only."""
+    output_schema: JsonSchema | None = None
+    """Schema of a structured result, or None for text/no result; read-only."""
+    status: str | None = None
+    """Short user-facing progress text, e.g. "Searching for places"."""
+    aliases: tuple[str, ...] = ()
+    """Other names the tool is resolved by (old names, for transcripts)."""
+    categories: tuple[str, ...] = ()
+    """Cross-cutting labels used to select tool sets."""
+    version: str | None = None
+    """The tool's version; bump it when its contract changes."""
+    deprecated: str | None = None
+    """Why the tool is deprecated, or None when it is not."""
+    replaced_by: str | None = None
+    """The tool that replaces this one."""
+    always_available: bool = False
+    """Shown in the primary view even when it belongs to a toolbox."""
+    required: bool = False
+    """Included in every tool set."""
+    ends_loop: bool = False
+    """A successful call ends the model loop (its result is the answer)."""
+    requires_approval: bool = False
+    """The host must approve each call before it runs."""
+    parallel_safe: bool = True
+    """May run concurrently with other calls of the same turn."""
+    blocking: bool = True
+    """For sync functions: run in a worker thread from async hosts."""
+    timeout: float | None = None
+    """Seconds before the call is abandoned with a timeout result."""
+    strict: bool = True
+    """Ask providers for strict (schema-constrained) decoding where they offer it."""
+    envelope: bool = False
+    """Wrap results as `{"schema": ..., "result": ...}`."""
+    is_async: bool = False
+    """The underlying callable is a coroutine function."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Host-defined metadata, carried along untouched."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call made by a model, in a neutral shape."""
+
+    id: str
+    """The call id used to correlate the result (synthetic where a target has none)."""
+    name: str
+    """The tool name the model asked for."""
+    arguments: Arguments = "{}"
+    """Raw arguments: JSON text as sent, or the object a target already parsed."""
+    provider_data: Mapping[str, Any] = field(default_factory=dict)
+    """Target-specific data that must survive the round trip (Gemini thought signatures)."""

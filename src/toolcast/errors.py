@@ -1,0 +1,88 @@
+"""Exceptions raised by toolcast.
+
+```
+ToolcastError
+├─ ToolDefinitionError     a callable or schema cannot become a tool (developer's bug)
+├─ CatalogError            catalog names collide or a lookup is impossible
+├─ UnsupportedSchemaError  a schema cannot be expressed for one provider
+└─ ToolError               raised *by a tool* to send a deliberate message to the model
+```
+
+Definition errors speak to the developer. `ToolError` messages are written for the
+model and are sent back as the tool's result, verbatim.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = (
+    "CatalogError",
+    "DefinitionProblem",
+    "ToolDefinitionError",
+    "ToolError",
+    "ToolcastError",
+    "UnsupportedSchemaError",
+)
+
+
+class ToolcastError(Exception):
+    """Base class of every exception toolcast raises."""
+
+
+@dataclass(frozen=True, slots=True)
+class DefinitionProblem:
+    """One reason a callable cannot become a tool."""
+
+    code: str
+    """Stable identifier, e.g. `unsupported-type` (see docs/errors.md)."""
+    path: str
+    """Where: the parameter path inside the function (`items[].qty`), or `""`."""
+    message: str
+    """What is wrong and how to fix it, as a sentence."""
+
+    def __str__(self) -> str:
+        where = f"{self.path}: " if self.path else ""
+        return f"[{self.code}] {where}{self.message}"
+
+
+class ToolDefinitionError(ToolcastError, TypeError):
+    """A callable, method or schema cannot become a tool.
+
+    Every problem found is collected and reported at once in `problems`.
+    """
+
+    def __init__(self, qualname: str, problems: Iterable[DefinitionProblem]) -> None:
+        self.qualname = qualname
+        self.problems = tuple(problems)
+        count = len(self.problems)
+        noun = "problem" if count == 1 else "problems"
+        lines = [f"{qualname} cannot become a tool ({count} {noun}):"]
+        lines += [f"  {problem}" for problem in self.problems]
+        super().__init__("\n".join(lines))
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The codes of every problem, in the order found."""
+        return tuple(problem.code for problem in self.problems)
+
+
+class CatalogError(ToolcastError, ValueError):
+    """Tool names collide in a catalog, or a catalog cannot be built as asked."""
+
+
+class UnsupportedSchemaError(ToolcastError, ValueError):
+    """A tool's schema cannot be expressed in one provider's dialect."""
+
+
+class ToolError(ToolcastError):
+    """Raised by a tool to send `message` to the model as an error result.
+
+    Example:
+        >>> raise ToolError("No place named 'Atlantis'. Try a nearby city.")
+    """
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
