@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
+from toolcast._arguments import Limits
 from toolcast._context import Injected, ToolContext
+from toolcast._decorator import Param, tool
 from toolcast._outcome import ToolFailure, ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
+from toolcast._tool import Tool
 from toolcast.errors import (
     CatalogError,
     ToolcastError,
@@ -19,7 +22,10 @@ __all__ = [
     "ImagePart",
     "Injected",
     "JsonPart",
+    "Limits",
+    "Param",
     "TextPart",
+    "Tool",
     "ToolCall",
     "ToolContext",
     "ToolDefinitionError",
@@ -30,4 +36,5 @@ __all__ = [
     "ToolSpec",
     "ToolcastError",
     "UnsupportedSchemaError",
+    "tool",
 ]

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+import jiter
+from pydantic_core import to_json
 from typing_extensions import TypeAlias
 
 __all__ = ("ContentPart", "ImagePart", "JsonPart", "TextPart", "ToolResult")
@@ -22,12 +24,20 @@ class TextPart:
 
 @dataclass(frozen=True, slots=True)
 class JsonPart:
-    """A structured value, with its compact JSON text."""
+    """A structured value as compact JSON text."""
 
-    value: Any
-    """The JSON-ready value (dicts, lists, strings, numbers, booleans, None)."""
     text: str
-    """`value` serialised as compact JSON."""
+    """The value serialised as compact JSON."""
+
+    @property
+    def value(self) -> Any:
+        """The JSON value (dicts, lists, strings, numbers, booleans, None), parsed anew."""
+        return jiter.from_json(self.text.encode())
+
+    @classmethod
+    def of(cls, value: Any) -> JsonPart:
+        """Serialise `value` (dataclasses, models, dates, UUIDs, enums, ...) to a part."""
+        return cls(to_json(value, bytes_mode="base64").decode())
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from typing_extensions import TypeAlias
 
-from toolcast._content import ContentPart, TextPart
+from toolcast._content import ContentPart, JsonPart, TextPart
 
 __all__ = ("ErrorKind", "ToolFailure", "ToolOutcome")
 
@@ -50,12 +50,22 @@ class ToolOutcome:
     """The whole result as one string, for text-only targets."""
     value: Any = None
     """The Python value the tool returned (successful calls only)."""
-    structured: Any = None
-    """The JSON-ready form of `value` when the tool has an output schema."""
+    structured_value: Any = None
+    """Internal: the structured value, or a marker meaning "derive it from the JSON part"."""
     error: ToolFailure | None = None
     """Why it failed, when `is_error`."""
     exception: BaseException | None = None
     """The exception behind a failure, for the host's logs; never shown to the model."""
+
+    @property
+    def structured(self) -> Any:
+        """The JSON-ready form of a structured result (MCP `structuredContent`), or None."""
+        value = self.structured_value
+        if value is None or self.is_error:
+            return None
+        if type(value).__name__ == "_LazyMarker":
+            return next((p.value for p in self.content if isinstance(p, JsonPart)), None)
+        return value
 
     @classmethod
     def failure(

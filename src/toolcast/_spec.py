@@ -16,7 +16,8 @@ Arguments: TypeAlias = Union[str, bytes, bytearray, Mapping[str, Any]]
 """Tool arguments as a model sends them: JSON text, bytes, or a parsed object."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+# No slots: projections are cached per spec through weak references.
+@dataclass(frozen=True, kw_only=True)
 class ToolSpec:
     """Everything a model or a host needs to know about a tool, and nothing it runs."""
 

@@ -1,0 +1,128 @@
+"""`@tool`: marks a function or method as a tool and records its options.
+
+The decorated function is returned unchanged (it stays an ordinary callable);
+the options live in its `__toolcast__` attribute until `Tool.from_function` reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, TypeVar, overload
+
+__all__ = ("OPTIONS_ATTR", "Param", "ToolOptions", "options_of", "tool")
+
+OPTIONS_ATTR = "__toolcast__"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """Per-parameter overrides: the model-visible name and description."""
+
+    name: str | None = None
+    """The property name the model sees (the Python name by default)."""
+    description: str | None = None
+    """The property description (else Field/Doc/docstring)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolOptions:
+    """Everything `@tool(...)` accepts; None means "derive it"."""
+
+    name: str | None = None
+    description: str | None = None
+    status: str | None = None
+    aliases: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    version: str | None = None
+    deprecated: str | None = None
+    replaced_by: str | None = None
+    always_available: bool = False
+    required: bool = False
+    ends_loop: bool = False
+    requires_approval: bool = False
+    parallel_safe: bool = True
+    blocking: bool = True
+    timeout: float | None = None
+    strict: bool = True
+    envelope: bool = False
+    register: bool = True
+    """False keeps the tool out of module discovery (it can still be added by hand)."""
+    params: Mapping[str, Param] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def merged(self, overrides: Mapping[str, Any]) -> ToolOptions:
+        """A copy with `overrides` applied (unknown keys raise TypeError)."""
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            msg = f"Unknown tool option(s): {', '.join(unknown)}."
+            raise TypeError(msg)
+        return replace(self, **_normalise(overrides))
+
+
+def _normalise(options: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(options)
+    for key in ("aliases", "categories"):
+        if key in out and out[key] is not None:
+            value = out[key]
+            out[key] = (value,) if isinstance(value, str) else tuple(value)
+    if "params" in out and out["params"] is not None:
+        out["params"] = {
+            k: v if isinstance(v, Param) else Param(description=str(v))
+            for k, v in out["params"].items()
+        }
+    return out
+
+
+def options_of(fn: Any) -> ToolOptions | None:
+    """The options `@tool` recorded on `fn` (or its underlying function), if any."""
+    target = getattr(fn, "__func__", fn)
+    options = getattr(target, OPTIONS_ATTR, None)
+    return options if isinstance(options, ToolOptions) else None
+
+
+@overload
+def tool(fn: F, /) -> F: ...
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    status: str | None = None,
+    aliases: tuple[str, ...] | list[str] = (),
+    categories: tuple[str, ...] | list[str] = (),
+    version: str | None = None,
+    deprecated: str | None = None,
+    replaced_by: str | None = None,
+    always_available: bool = False,
+    required: bool = False,
+    ends_loop: bool = False,
+    requires_approval: bool = False,
+    parallel_safe: bool = True,
+    blocking: bool = True,
+    timeout: float | None = None,
+    strict: bool = True,
+    envelope: bool = False,
+    register: bool = True,
+    params: Mapping[str, Param | str] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> Callable[[F], F]: ...
+def tool(fn: Any = None, /, **options: Any) -> Any:
+    """Mark a function or method as a tool; it stays directly callable.
+
+    Use it bare (`@tool`) or with options (`@tool(status="Searching")`).
+    `params={"q": Param(name="query")}` or `params={"q": "description"}`
+    overrides one parameter's model-visible name or description.
+    """
+    options = {k: v for k, v in options.items() if v is not None}
+    recorded = ToolOptions().merged(options)
+
+    def mark(func: F) -> F:
+        target = getattr(func, "__func__", func)
+        setattr(target, OPTIONS_ATTR, recorded)
+        return func
+
+    return mark if fn is None else mark(fn)

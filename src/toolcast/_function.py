@@ -1,0 +1,217 @@
+"""A Python callable -> its tool name, description, schemas and call plan.
+
+Everything here runs once, when the tool is defined. Problems are collected
+and raised together as one `ToolDefinitionError`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import typing_extensions
+
+from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
+from toolcast._context import ToolContext
+from toolcast._decorator import Param, ToolOptions
+from toolcast._docstring import parse_docstring
+from toolcast._schema import MISSING, FieldDef, Node, SchemaBuilder, split_annotated
+from toolcast.errors import DefinitionProblem, ToolDefinitionError
+
+__all__ = ("NAME_PATTERN", "CallPlan", "Analysis", "analyse", "check_name")
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+_RECEIVER_NAMES = ("self", "cls")
+
+
+@dataclass(frozen=True, slots=True)
+class CallPlan:
+    """How validated arguments become a call of the function."""
+
+    positional: tuple[tuple[str, Any], ...]
+    """Positional-only parameters in order, with their defaults (MISSING if none)."""
+    context_param: str | None
+    """The parameter that receives the ToolContext."""
+    injected: tuple[tuple[str, str], ...]
+    """(parameter, state key) pairs filled from ToolContext.state."""
+    needs_receiver: bool
+    """The function is an unbound method: the first argument is the instance."""
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """What defining a tool from a callable produced."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    node: Node
+    fields: tuple[FieldDef, ...]
+    plan: CallPlan
+    needs_python_regex: bool
+    is_async: bool
+
+
+def check_name(name: str, problems: list[DefinitionProblem]) -> None:
+    """Record a problem when `name` is not a valid tool name."""
+    if not NAME_PATTERN.match(name):
+        problems.append(
+            DefinitionProblem(
+                "invalid-name", "",
+                f"tool name {name!r} must match ^[A-Za-z0-9_-]{{1,64}}$ "
+                "(letters, digits, '_' and '-', at most 64 characters).",
+            )
+        )
+
+
+def _default_name(fn: Callable[..., Any]) -> str:
+    name = getattr(fn, "__name__", type(fn).__name__)
+    return name[: -len("_async")] if name.endswith("_async") else name
+
+
+def _is_context(tp: Any) -> bool:
+    base, _ = split_annotated(tp)
+    if base is ToolContext:
+        return True
+    origin = typing_extensions.get_origin(base)
+    if origin is typing.Union or origin is types.UnionType:
+        return ToolContext in typing_extensions.get_args(base)
+    return False
+
+
+def _hints(fn: Callable[..., Any], qualname: str, problems: list[DefinitionProblem]) -> dict[str, Any]:
+    try:
+        return typing_extensions.get_type_hints(fn, include_extras=True)
+    except Exception as exc:  # noqa: BLE001 - the user's annotation failed to evaluate
+        problems.append(
+            DefinitionProblem("unresolved-annotation", "", f"type hints could not be resolved: {exc}")
+        )
+        return {}
+
+
+def analyse(fn: Callable[..., Any], options: ToolOptions, *, bound: bool, lenient_nulls: bool = False) -> Analysis:
+    """Read `fn`'s signature, hints and docstring; raise ToolDefinitionError on problems."""
+    qualname = getattr(fn, "__qualname__", repr(fn))
+    problems: list[DefinitionProblem] = []
+    name = options.name or _default_name(fn)
+    check_name(name, problems)
+    doc = parse_docstring(inspect.getdoc(fn))
+    description = options.description if options.description is not None else doc.description
+    hints = _hints(fn, qualname, problems)
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError) as exc:
+        raise ToolDefinitionError(qualname, [DefinitionProblem("no-signature", "", str(exc))]) from None
+
+    params = list(signature.parameters.values())
+    needs_receiver = False
+    if not bound and params and params[0].name in _RECEIVER_NAMES and params[0].name not in hints:
+        # An undecorated-instance method (`Class.method`): the host supplies `self`.
+        needs_receiver = True
+        params = params[1:]
+
+    builder = SchemaBuilder(qualname, lenient_nulls=lenient_nulls)
+    fields: list[FieldDef] = []
+    positional: list[tuple[str, Any]] = []
+    context_param: str | None = None
+    injected: list[tuple[str, str]] = []
+    overrides: Mapping[str, Param] = options.params
+    seen_keys: dict[str, str] = {}
+
+    for param in params:
+        path = param.name
+        if param.kind is param.VAR_POSITIONAL:
+            problems.append(DefinitionProblem("var-positional", path, f"*{param.name} cannot be described to a model; use a list parameter."))
+            continue
+        if param.kind is param.VAR_KEYWORD:
+            problems.append(DefinitionProblem("var-keyword", path, f"**{param.name} cannot be described to a model; declare each argument, or take a dict parameter."))
+            continue
+        if param.name not in hints:
+            problems.append(DefinitionProblem("missing-annotation", path, "parameter has no type annotation; annotate it (use typing.Any to accept any JSON value)."))
+            continue
+        annotation = hints[param.name]
+        if _is_context(annotation):
+            if context_param is not None:
+                problems.append(DefinitionProblem("duplicate-context", path, f"only one ToolContext parameter is allowed (already '{context_param}')."))
+            context_param = param.name
+            if param.kind is param.POSITIONAL_ONLY:
+                positional.append((param.name, MISSING))
+            continue
+        base, meta = split_annotated(annotation)
+        default = param.default
+        if type(default).__name__ == "FieldInfo":  # x: T = Field(...)
+            from toolcast._schema import _absorb
+
+            _absorb(meta, default)
+            default = meta.default if meta.default is not MISSING else param.empty
+        if meta.injected is not None:
+            injected.append((param.name, meta.injected.key))
+            if param.kind is param.POSITIONAL_ONLY:
+                positional.append((param.name, MISSING))
+            continue
+        override = overrides.get(param.name, Param())
+        key = override.name or meta.alias or param.name
+        if key in seen_keys:
+            problems.append(DefinitionProblem("duplicate-name", path, f"model-visible name {key!r} is already used by '{seen_keys[key]}'."))
+        seen_keys[key] = param.name
+        required = default is param.empty and meta.default_factory is None
+        param_doc = override.description or meta.description or doc.params.get(param.name)
+        meta_for_type = type(meta)(constraints=dict(meta.constraints))
+        fields.append(
+            FieldDef(key, param.name, base, required, MISSING if default is param.empty else default, param_doc, meta_for_type)
+        )
+        if param.kind is param.POSITIONAL_ONLY:
+            positional.append((param.name, MISSING if default is param.empty else default))
+
+    unknown = sorted(set(overrides) - {p.name for p in params})
+    for key in unknown:
+        problems.append(DefinitionProblem("unknown-param-override", key, f"params= names '{key}', which is not a parameter."))
+
+    node = builder.object_node(fields, "", construct=None, description=None)
+    input_schema = dict(node.json)
+    if builder.defs:
+        input_schema["$defs"] = builder.defs
+    if builder.core_defs:
+        from pydantic_core import core_schema as cs
+
+        node.core = cs.definitions_schema(node.core, builder.core_defs)
+
+    output_schema = _output_schema(hints.get("return", MISSING), qualname, problems)
+    problems.extend(builder.problems)
+    if problems:
+        raise ToolDefinitionError(qualname, problems)
+
+    is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+    plan = CallPlan(tuple(positional), context_param, tuple(injected), needs_receiver)
+    return Analysis(name, description, input_schema, output_schema, node, tuple(fields), plan,
+                    builder.needs_python_regex, is_async)
+
+
+_TEXT_RESULTS = (str, ToolResult, TextPart, JsonPart, ImagePart)
+
+
+def _output_schema(tp: Any, qualname: str, problems: list[DefinitionProblem]) -> dict[str, Any] | None:
+    if tp is MISSING or tp is None or tp is type(None):
+        return None
+    base, _ = split_annotated(tp)
+    origin = typing_extensions.get_origin(base)
+    if base in _TEXT_RESULTS or base is typing.Any:
+        return None
+    if origin in (list, tuple, typing.Union, types.UnionType) and any(
+        a in _TEXT_RESULTS for a in typing_extensions.get_args(base)
+    ):
+        return None
+    builder = SchemaBuilder(qualname)
+    node = builder.node(tp, "return")
+    problems.extend(builder.problems)
+    schema = dict(node.json)
+    if builder.defs:
+        schema["$defs"] = builder.defs
+    return schema

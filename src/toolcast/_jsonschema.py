@@ -1,0 +1,221 @@
+"""A hand-written JSON Schema -> a pydantic-core validator that accepts the same JSON.
+
+Used by `Tool.from_schema`. Only the keywords toolcast itself emits (plus a few
+common ones) are compiled; any other validation keyword is refused when the tool
+is defined, so a schema is never advertised that the validator cannot honour.
+Values reach the handler as plain JSON (dicts, lists, str, int, float, bool, None).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_core import CoreConfig, PydanticCustomError, SchemaValidator, core_schema as cs, to_json
+
+from toolcast._schema import _INT_BASE, SchemaBuilder, _parse_date, _parse_datetime, _parse_duration, _parse_time, _parse_uuid
+from toolcast.errors import DefinitionProblem, ToolDefinitionError
+
+__all__ = ("CompiledSchema", "compile_schema")
+
+_ANNOTATIONS = {
+    "title", "description", "default", "examples", "$schema", "$id", "$comment",
+    "deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding", "$defs",
+    "definitions",
+}  # fmt: skip
+_FORMATS = {
+    "date-time": _parse_datetime,
+    "date": _parse_date,
+    "time": _parse_time,
+    "duration": _parse_duration,
+    "uuid": _parse_uuid,
+}
+_KNOWN = {
+    "type", "enum", "const", "anyOf", "$ref", "format", "minimum", "maximum",
+    "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
+    "pattern", "items", "prefixItems", "minItems", "maxItems", "uniqueItems",
+    "properties", "required", "additionalProperties",
+} | _ANNOTATIONS  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledSchema:
+    """A compiled schema; the validator itself is built on first use."""
+
+    core: cs.CoreSchema
+    depth: int | None
+    python_regex: bool
+
+    def validator(self) -> SchemaValidator:
+        """Build the pydantic-core validator."""
+        config = CoreConfig(regex_engine="python-re") if self.python_regex else None
+        return SchemaValidator(self.core, config)
+
+
+def _keep_string(parse: Any) -> Any:
+    def check(value: str) -> str:
+        parse(value)
+        return value
+
+    return check
+
+
+def _unique_json(items: list[Any]) -> list[Any]:
+    seen = {to_json(_normalise(i)) for i in items}
+    if len(seen) != len(items):
+        raise PydanticCustomError("unique", "must not contain duplicate items")
+    return items
+
+
+def _normalise(value: Any) -> Any:
+    # JSON equality: 1 == 1.0, key order is irrelevant, true != 1.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _normalise(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_normalise(v) for v in value]
+    return value
+
+
+class _Compiler:
+    def __init__(self, name: str, root: dict[str, Any]) -> None:
+        self.name = name
+        self.root = root
+        self.problems: list[DefinitionProblem] = []
+        self.refs: set[str] = set()
+        self.python_regex = False
+        self.literals = SchemaBuilder(name)
+
+    def fail(self, path: str, code: str, message: str) -> tuple[cs.CoreSchema, int | None]:
+        self.problems.append(DefinitionProblem(code, path, message))
+        return cs.any_schema(), 0
+
+    def compile(self, schema: Any, path: str) -> tuple[cs.CoreSchema, int | None]:
+        if schema is True or schema == {}:
+            return cs.any_schema(), None
+        if schema is False:
+            return self.fail(path, "unsupported-keyword", "the schema `false` accepts nothing.")
+        if not isinstance(schema, dict):
+            return self.fail(path, "invalid-schema", f"expected a schema object, got {schema!r}.")
+        unknown = sorted(set(schema) - _KNOWN)
+        if unknown:
+            return self.fail(path, "unsupported-keyword", f"keywords {', '.join(unknown)} are not supported by toolcast's validator.")
+        if "$ref" in schema:
+            ref = schema["$ref"]
+            if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+                return self.fail(path, "unsupported-ref", f"only local '#/$defs/Name' references are supported, not {ref!r}.")
+            self.refs.add(ref.rsplit("/", 1)[-1])
+            return cs.definition_reference_schema(ref.rsplit("/", 1)[-1]), None
+        if "anyOf" in schema:
+            parts = [self.compile(s, f"{path}/anyOf/{i}") for i, s in enumerate(schema["anyOf"])]
+            depths = [d for _, d in parts]
+            return cs.union_schema([c for c, _ in parts], custom_error_type="union_mismatch",
+                                   custom_error_message="must match one of the allowed shapes"), (
+                None if None in depths else max(d for d in depths if d is not None))
+        if "enum" in schema or "const" in schema:
+            values = tuple(schema["enum"]) if "enum" in schema else (schema["const"],)
+            if any(isinstance(v, (dict, list)) for v in values):
+                return self.fail(path, "unsupported-keyword", "enum/const values must be JSON scalars.")
+            return self.literals._literal(values, path).core, 0
+        kind = schema.get("type")
+        if kind is None:
+            return cs.any_schema(), None
+        kinds = kind if isinstance(kind, list) else [kind]
+        compiled = [self._typed(k, schema, path) for k in kinds]
+        if len(compiled) == 1:
+            return compiled[0]
+        depths = [d for _, d in compiled]
+        return cs.union_schema([c for c, _ in compiled], custom_error_type="union_mismatch",
+                               custom_error_message=f"must be one of: {', '.join(kinds)}"), (
+            None if None in depths else max(d for d in depths if d is not None))
+
+    def _typed(self, kind: str, s: dict[str, Any], path: str) -> tuple[cs.CoreSchema, int | None]:
+        num = {k: s[v] for k, v in (("ge", "minimum"), ("le", "maximum"), ("gt", "exclusiveMinimum"),
+                                      ("lt", "exclusiveMaximum"), ("multiple_of", "multipleOf")) if v in s}
+        if kind == "integer":
+            core: cs.CoreSchema = _INT_BASE
+            if num:
+                core = cs.chain_schema([core, cs.int_schema(strict=True, **num)])
+            return core, 0
+        if kind == "number":
+            return cs.float_schema(strict=True, allow_inf_nan=False, **num), 0
+        if kind == "boolean":
+            return cs.bool_schema(strict=True), 0
+        if kind == "null":
+            return cs.none_schema(), 0
+        if kind == "string":
+            pattern = s.get("pattern")
+            if pattern is not None:
+                from toolcast._schema import _needs_python_regex
+
+                self.python_regex |= _needs_python_regex(pattern)
+            core = cs.str_schema(strict=True, min_length=s.get("minLength"), max_length=s.get("maxLength"), pattern=pattern)
+            parse = _FORMATS.get(s.get("format", ""))
+            if parse is not None:
+                core = cs.no_info_after_validator_function(_keep_string(parse), core)
+            return core, 0
+        if kind == "array":
+            lengths = {"min_length": s.get("minItems"), "max_length": s.get("maxItems")}
+            if "prefixItems" in s:
+                parts = [self.compile(p, f"{path}/prefixItems/{i}") for i, p in enumerate(s["prefixItems"])]
+                rest, rest_depth = self.compile(s.get("items", True), f"{path}/items")
+                core = cs.tuple_schema([c for c, _ in parts] + [rest], variadic_item_index=len(parts), strict=True, **lengths)
+                core = cs.no_info_after_validator_function(list, core)
+                depths = [d for _, d in parts] + [rest_depth]
+            else:
+                item, item_depth = self.compile(s.get("items", True), f"{path}/items")
+                core = cs.list_schema(item, strict=True, **lengths)
+                depths = [item_depth]
+            if s.get("uniqueItems"):
+                core = cs.no_info_after_validator_function(_unique_json, core)
+            depth = None if None in depths else 1 + max(d for d in depths if d is not None)
+            return core, depth
+        if kind == "object":
+            props = s.get("properties", {})
+            required = set(s.get("required", ()))
+            extra = s.get("additionalProperties", True)
+            fields: dict[str, cs.TypedDictField] = {}
+            depths: list[int | None] = []
+            for key, sub in props.items():
+                core, depth = self.compile(sub, f"{path}/properties/{key}")
+                fields[key] = cs.typed_dict_field(core, required=key in required)
+                depths.append(depth)
+            missing = sorted(required - set(props))
+            if missing and extra is False:
+                return self.fail(path, "invalid-schema", f"required names {missing} are not in properties.")
+            if extra is False:
+                core = cs.typed_dict_schema(fields, extra_behavior="forbid", strict=True)
+            else:
+                extras, depth = (None, None) if extra is True else self.compile(extra, f"{path}/additionalProperties")
+                depths.append(depth)
+                core = cs.typed_dict_schema(fields, extra_behavior="allow", extras_schema=extras, strict=True)
+            depth = None if None in depths else 1 + max((d for d in depths if d is not None), default=0)
+            return core, depth
+        return self.fail(path, "invalid-schema", f"unknown type {kind!r}.")
+
+
+def compile_schema(name: str, schema: dict[str, Any]) -> CompiledSchema:
+    """Compile a tool's input schema, or raise ToolDefinitionError listing every problem."""
+    from toolcast._function import check_name
+
+    compiler = _Compiler(name, schema)
+    check_name(name, compiler.problems)
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        compiler.problems.append(DefinitionProblem("root-not-object", "", "the input schema must have \"type\": \"object\"."))
+        raise ToolDefinitionError(name, compiler.problems)
+    core, depth = compiler.compile(schema, "")
+    definitions = []
+    for key, sub in (schema.get("$defs") or {}).items():
+        sub_core, _ = compiler.compile(sub, f"/$defs/{key}")
+        definitions.append({**sub_core, "ref": key})
+    unknown_refs = sorted(compiler.refs - set(schema.get("$defs") or {}))
+    for ref in unknown_refs:
+        compiler.problems.append(DefinitionProblem("unsupported-ref", "", f"'#/$defs/{ref}' is not defined."))
+    compiler.problems.extend(compiler.literals.problems)
+    if compiler.problems:
+        raise ToolDefinitionError(name, compiler.problems)
+    if definitions:
+        core = cs.definitions_schema(core, definitions)  # type: ignore[arg-type]
+        depth = None
+    return CompiledSchema(core, depth, compiler.python_regex)

@@ -1,0 +1,452 @@
+"""`Tool`: a `ToolSpec` plus the code that runs it, turning every failure into a result.
+
+The per-call path is kept short on purpose: parse + validate (pydantic-core),
+bind, call, serialise. Validators compile on the first call, not at definition,
+so large catalogs build fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from pydantic_core import CoreConfig, SchemaValidator
+
+from toolcast._arguments import ArgumentsError, Limits, Parser
+from toolcast._content import TextPart
+from toolcast._context import ToolContext
+from toolcast._decorator import ToolOptions, options_of
+from toolcast._frozen import freeze
+from toolcast._function import Analysis, analyse
+from toolcast._outcome import ToolOutcome
+from toolcast._result import SCHEMA_DIALECT, outcome_of
+from toolcast._spec import Arguments, ToolCall, ToolSpec
+from toolcast.errors import DefinitionProblem, ToolDefinitionError, ToolError
+from toolcast.typing import JsonSchema, TargetResolver
+
+__all__ = ("Tool",)
+
+_MISSING: Any = object()
+_MAX_EXCEPTION_TEXT = 500
+
+
+class _Raised(Exception):
+    """Carries a TimeoutError raised *by the tool* past our own timeout handling."""
+
+    def __init__(self, original: BaseException) -> None:
+        self.original = original
+
+
+async def _own_timeouts(awaitable: Awaitable[Any]) -> Any:
+    try:
+        return await awaitable
+    except TimeoutError as exc:
+        raise _Raised(exc) from exc
+
+
+class Tool:
+    """A tool a model can call: `spec` describes it, `invoke` runs it.
+
+    Build one with `Tool.from_function(fn)` or `Tool.from_schema(...)`.
+    """
+
+    __slots__ = (
+        "_analysis",
+        "_call",
+        "_envelope",
+        "_instance",
+        "_lenient",
+        "_limits",
+        "_parser",
+        "_resolver",
+        "function",
+        "spec",
+    )
+
+    spec: ToolSpec
+    function: Callable[..., Any]
+
+    def __init__(
+        self,
+        spec: ToolSpec,
+        function: Callable[..., Any],
+        *,
+        analysis: Analysis | None = None,
+        parser: Callable[[], Parser] | None = None,
+        instance: Any = _MISSING,
+        resolver: TargetResolver | None = None,
+        limits: Limits | None = None,
+    ) -> None:
+        self.spec = spec
+        self.function = function
+        self._analysis = analysis
+        self._instance = instance
+        self._resolver = resolver
+        self._limits = limits or Limits()
+        self._parser: Parser | Callable[[], Parser] | None = parser
+        self._lenient: Parser | None = None
+        self._call = self._plain_call()
+        envelope = None
+        if spec.envelope:
+            envelope = {"$schema": SCHEMA_DIALECT, **(spec.output_schema or {})}
+        self._envelope = envelope
+
+    # -- construction ---------------------------------------------------------------
+
+    @classmethod
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        *,
+        instance: Any = _MISSING,
+        resolver: TargetResolver | None = None,
+        limits: Limits | None = None,
+        **overrides: Any,
+    ) -> Tool:
+        """Make a tool from a function, bound method or unbound method.
+
+        Args:
+            fn: The callable; `@tool` options on it are used, `overrides` win.
+            instance: For an unbound method: the object it runs on.
+            resolver: For an unbound method: `(tool, call) -> instance`, asked per call.
+            limits: Bounds on argument size and depth.
+            **overrides: Any `@tool` option (`name=`, `description=`, `timeout=`, ...).
+        """
+        options = options_of(fn) or ToolOptions()
+        if overrides:
+            options = options.merged(overrides)
+        bound = inspect.ismethod(fn) or instance is not _MISSING
+        analysis = analyse(fn, options, bound=inspect.ismethod(fn))
+        if analysis.plan.needs_receiver and instance is _MISSING and resolver is None:
+            raise ToolDefinitionError(
+                getattr(fn, "__qualname__", repr(fn)),
+                [
+                    DefinitionProblem(
+                        "unbound-method", "self",
+                        "this is a method: pass a bound method (obj.method), "
+                        "instance=obj, or resolver=(tool, call) -> obj.",
+                    )
+                ],
+            )
+        del bound
+        spec = ToolSpec(
+            name=analysis.name,
+            description=analysis.description,
+            input_schema=freeze(analysis.input_schema),
+            output_schema=freeze(analysis.output_schema),
+            status=options.status,
+            aliases=options.aliases,
+            categories=_clean_categories(options.categories),
+            version=options.version,
+            deprecated=options.deprecated,
+            replaced_by=options.replaced_by,
+            always_available=options.always_available,
+            required=options.required,
+            ends_loop=options.ends_loop,
+            requires_approval=options.requires_approval,
+            parallel_safe=options.parallel_safe,
+            blocking=options.blocking and not analysis.is_async,
+            timeout=options.timeout,
+            strict=options.strict,
+            envelope=options.envelope,
+            is_async=analysis.is_async,
+            extra=options.extra,
+        )
+        limits = limits or Limits()
+        return cls(spec, fn, analysis=analysis, instance=instance, resolver=resolver, limits=limits)
+
+    @classmethod
+    def from_schema(
+        cls,
+        name: str,
+        description: str,
+        input_schema: JsonSchema,
+        handler: Callable[..., Any],
+        *,
+        output_schema: JsonSchema | None = None,
+        limits: Limits | None = None,
+        **metadata: Any,
+    ) -> Tool:
+        """Make a tool from a hand-written JSON Schema and a handler.
+
+        The handler receives the validated argument object (a dict), and the
+        `ToolContext` as a second argument if it takes two parameters.
+        """
+        from toolcast._jsonschema import compile_schema
+
+        compiled = compile_schema(name, input_schema)
+        options = ToolOptions().merged(metadata)
+        is_async = inspect.iscoroutinefunction(handler)
+        takes_context = len(inspect.signature(handler).parameters) >= 2
+        spec = ToolSpec(
+            name=name,
+            description=description,
+            input_schema=freeze(dict(input_schema)),
+            output_schema=freeze(dict(output_schema)) if output_schema is not None else None,
+            status=options.status,
+            aliases=options.aliases,
+            categories=_clean_categories(options.categories),
+            version=options.version,
+            deprecated=options.deprecated,
+            replaced_by=options.replaced_by,
+            always_available=options.always_available,
+            required=options.required,
+            ends_loop=options.ends_loop,
+            requires_approval=options.requires_approval,
+            parallel_safe=options.parallel_safe,
+            blocking=options.blocking and not is_async,
+            timeout=options.timeout,
+            strict=options.strict,
+            envelope=options.envelope,
+            is_async=is_async,
+            extra=options.extra,
+        )
+        limits = limits or Limits()
+
+        def make_parser() -> Parser:
+            return Parser(name, compiled.validator(), spec.input_schema, limits=limits,
+                          static_depth=compiled.depth)
+
+        tool = cls(spec, handler, parser=make_parser, limits=limits)
+        tool._call = (lambda args, ctx: handler(args, ctx)) if takes_context else (lambda args, ctx: handler(args))
+        return tool
+
+    # -- description ----------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The model-visible name."""
+        return self.spec.name
+
+    def __repr__(self) -> str:
+        return f"Tool(name={self.spec.name!r})"
+
+    # -- validation -----------------------------------------------------------------
+
+    def _make_parser(self, *, lenient: bool) -> Parser:
+        analysis = self._analysis
+        assert analysis is not None  # noqa: S101 - from_schema tools get a factory
+        if lenient:
+            analysis = analyse(self.function, _options_for(self), bound=inspect.ismethod(self.function), lenient_nulls=True)
+        config = CoreConfig(val_json_bytes="base64")
+        if analysis.needs_python_regex:
+            config["regex_engine"] = "python-re"
+        validator = SchemaValidator(analysis.node.core, config)
+        return Parser(
+            self.spec.name, validator, self.spec.input_schema, limits=self._limits,
+            static_depth=analysis.node.depth, guards=analysis.node.guards,
+        )
+
+    def _get_parser(self, lenient: bool) -> Parser:
+        if lenient:
+            if self._lenient is None:
+                self._lenient = self._make_parser(lenient=True) if self._analysis else self._get_parser(False)
+            return self._lenient
+        parser = self._parser
+        if isinstance(parser, Parser):
+            return parser
+        parser = parser() if parser is not None else self._make_parser(lenient=False)
+        self._parser = parser
+        return parser
+
+    def validate(self, arguments: Arguments, *, null_means_default: bool = False) -> Any:
+        """Validate arguments without running the tool; raise ValueError with the model's message."""
+        try:
+            return self._get_parser(null_means_default).parse(arguments)
+        except ArgumentsError as exc:
+            raise ValueError(exc.message) from None
+
+    # -- calling --------------------------------------------------------------------
+
+    def _plain_call(self) -> Callable[[Any, ToolContext | None], Any]:
+        fn = self.function
+        analysis = self._analysis
+        if analysis is None:
+            return lambda args, ctx: fn(args)
+        plan = analysis.plan
+        if not (plan.positional or plan.context_param or plan.injected or plan.needs_receiver):
+            return lambda args, ctx: fn(**args)
+
+        def call(args: dict[str, Any], ctx: ToolContext | None) -> Any:
+            assert ctx is not None  # noqa: S101 - _context() always makes one for such plans
+            if plan.context_param is not None:
+                args[plan.context_param] = ctx
+            for param, key in plan.injected:
+                if key not in ctx.state:
+                    msg = f"the host did not provide {key!r} in ToolContext.state"
+                    raise _HostError(msg)
+                args[param] = ctx.state[key]
+            positional = [args.pop(name) if name in args else default for name, default in plan.positional]
+            if plan.needs_receiver:
+                positional.insert(0, self._receiver(ctx, args))
+            return fn(*positional, **args)
+
+        return call
+
+    def _receiver(self, ctx: ToolContext, args: Mapping[str, Any]) -> Any:
+        if self._instance is not _MISSING:
+            return self._instance
+        assert self._resolver is not None  # noqa: S101 - checked at definition
+        return self._resolver(self, ToolCall(ctx.call_id or "", self.spec.name, dict(args)))
+
+    def _needs_context(self) -> bool:
+        plan = self._analysis.plan if self._analysis else None
+        return bool(
+            plan is None
+            or plan.context_param
+            or plan.injected
+            or plan.needs_receiver
+            or self.spec.timeout is not None
+            or (self.spec.blocking and not self.spec.is_async)
+        )
+
+    def _context(self, context: ToolContext | None, call_id: str | None) -> ToolContext | None:
+        if context is None:
+            if not self._needs_context():
+                return None
+            return ToolContext(call_id=call_id, tool_name=self.spec.name)
+        return context.bind(call_id=call_id, tool_name=self.spec.name)
+
+    async def invoke(
+        self,
+        arguments: Arguments,
+        *,
+        context: ToolContext | None = None,
+        call_id: str | None = None,
+        null_means_default: bool = False,
+    ) -> ToolOutcome:
+        """Validate `arguments`, run the tool, and return the outcome; never raises for
+        the tool's own failures. Cancellation of the caller propagates.
+
+        Args:
+            arguments: JSON text or bytes as the model sent them, or a parsed mapping.
+            context: Host state and a cancel signal for this call.
+            call_id: The model's call id, copied to the outcome.
+            null_means_default: Treat `null` for a parameter with a default as "use the
+                default" (for strict-mode projections, which make every parameter required).
+        """
+        spec = self.spec
+        try:
+            args = self._get_parser(null_means_default).parse(arguments)
+        except ArgumentsError as exc:
+            return ToolOutcome.failure("invalid_arguments", exc.message, tool_name=spec.name, call_id=call_id)
+        ctx = self._context(context, call_id)
+        try:
+            if spec.is_async:
+                awaitable = self._call(args, ctx)
+                if spec.timeout is None:
+                    value = await awaitable
+                else:
+                    value = await asyncio.wait_for(_own_timeouts(awaitable), spec.timeout)
+            elif spec.blocking:
+                value = await self._in_thread(args, ctx)
+            else:
+                value = self._call(args, ctx)
+        except asyncio.CancelledError:
+            if ctx is not None:
+                ctx.cancel_event.set()
+            raise
+        except TimeoutError:
+            if ctx is not None:
+                ctx.cancel_event.set()
+            message = f"Tool '{spec.name}' timed out after {spec.timeout:g} s."
+            return ToolOutcome.failure("timeout", message, tool_name=spec.name, call_id=call_id)
+        except _Raised as raised:
+            return self._failed(raised.original, call_id)
+        except Exception as exc:  # noqa: BLE001 - errors are results
+            return self._failed(exc, call_id)
+        return self._succeeded(value, call_id)
+
+    async def _in_thread(self, args: Any, ctx: ToolContext | None) -> Any:
+        loop = asyncio.get_running_loop()
+        run = functools.partial(contextvars.copy_context().run, self._call, args, ctx)
+        future = loop.run_in_executor(None, run)
+        if self.spec.timeout is None:
+            return await future
+        # A thread cannot be stopped: on timeout the model is answered and the
+        # context's cancel_event is set so cooperative code can stop early.
+        return await asyncio.wait_for(_own_timeouts(future), self.spec.timeout)
+
+    def invoke_sync(
+        self,
+        arguments: Arguments,
+        *,
+        context: ToolContext | None = None,
+        call_id: str | None = None,
+        null_means_default: bool = False,
+    ) -> ToolOutcome:
+        """Like `invoke`, for synchronous hosts: sync tools run inline (no timeout),
+        async tools run in a fresh event loop (not allowed inside a running loop)."""
+        if self.spec.is_async:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                return asyncio.run(
+                    self.invoke(arguments, context=context, call_id=call_id, null_means_default=null_means_default)
+                )
+            msg = f"Tool '{self.spec.name}' is async: use 'await tool.invoke(...)' inside an event loop."
+            raise RuntimeError(msg)
+        spec = self.spec
+        try:
+            args = self._get_parser(null_means_default).parse(arguments)
+        except ArgumentsError as exc:
+            return ToolOutcome.failure("invalid_arguments", exc.message, tool_name=spec.name, call_id=call_id)
+        ctx = self._context(context, call_id)
+        try:
+            value = self._call(args, ctx)
+        except Exception as exc:  # noqa: BLE001 - errors are results
+            return self._failed(exc, call_id)
+        return self._succeeded(value, call_id)
+
+    def _succeeded(self, value: Any, call_id: str | None) -> ToolOutcome:
+        try:
+            outcome = outcome_of(self.spec, value, call_id, self._envelope)
+        except Exception as exc:  # noqa: BLE001 - an unserialisable result is the tool's failure
+            return self._failed(exc, call_id)
+        if self.spec.deprecated is not None and not outcome.is_error:
+            note = f"Note: tool '{self.spec.name}' is deprecated: {self.spec.deprecated}"
+            if self.spec.replaced_by:
+                note += f" Use '{self.spec.replaced_by}' instead."
+            parts = (*outcome.content, TextPart(note))
+            text = f"{outcome.text}\n{note}" if outcome.text else note
+            outcome = ToolOutcome(
+                call_id=outcome.call_id, tool_name=outcome.tool_name, content=parts, text=text,
+                value=outcome.value, structured_value=outcome.structured_value,
+            )
+        return outcome
+
+    def _failed(self, exc: BaseException, call_id: str | None) -> ToolOutcome:
+        name = self.spec.name
+        if isinstance(exc, ToolError):
+            return ToolOutcome.failure("tool_error", exc.message, tool_name=name, call_id=call_id, exception=exc)
+        if isinstance(exc, _HostError):
+            message = f"Tool '{name}' is not available right now."
+            return ToolOutcome.failure("exception", message, tool_name=name, call_id=call_id, exception=exc)
+        detail = str(exc)
+        if len(detail) > _MAX_EXCEPTION_TEXT:
+            detail = detail[: _MAX_EXCEPTION_TEXT - 1] + "…"
+        message = f"Tool '{name}' failed: {type(exc).__name__}: {detail}" if detail else f"Tool '{name}' failed: {type(exc).__name__}"
+        return ToolOutcome.failure("exception", message, tool_name=name, call_id=call_id, exception=exc)
+
+
+class _HostError(RuntimeError):
+    """The host, not the model, got something wrong (a missing injected value)."""
+
+
+def _clean_categories(categories: tuple[str, ...]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for category in categories:
+        category = category.strip()
+        if category:
+            seen.setdefault(category)
+    return tuple(seen)
+
+
+def _options_for(tool: Tool) -> ToolOptions:
+    spec = tool.spec
+    base = options_of(tool.function) or ToolOptions()
+    return base.merged({"name": spec.name, "description": spec.description})

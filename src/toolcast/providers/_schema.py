@@ -1,0 +1,999 @@
+"""Schema walking and rewriting shared by every provider module.
+
+Pure functions over JSON Schema (draft 2020-12) dicts. None of them mutates its
+input, which may be a read-only `FrozenDict`; each returns a fresh plain dict that
+shares nothing with the input. Lossy steps append a `ConversionNote` to the
+`notes` list the caller passes in, so a projection can say exactly what changed.
+This module knows JSON Schema only: which keywords a target accepts is provider
+knowledge and lives in the provider modules, which compose these steps. Note paths
+are JSON pointers into the schema as it was when the step ran (after
+`inline_refs`, pointers follow the inlined tree).
+
+API (all keyword-selecting steps take a `KeywordFilter`: a collection of keyword
+names or a predicate `(keyword, value, node) -> bool`):
+
+- `walk(schema)`: every subschema with its JSON pointer, pre-order.
+- `rewrite(schema, fn)`: a fresh copy with `fn(node, pointer)` applied bottom-up.
+- `describe(keyword, value)`, `summarize(schema)`: readable words for a constraint
+  ("Must be at most 50.") and for a type ("array of integer").
+- `add_to_description(node, sentence)`, `order_keys(node)`.
+- `move_to_description`, `drop_keywords`, `strip_extensions`.
+- `inline_refs` (raises `UnsupportedSchemaError` on recursion or external refs),
+  `isolate_refs` (`$ref` with siblings becomes `anyOf: [{$ref}]`).
+- `const_to_enum`, `one_of_to_any_of`, `to_nullable_keyword` (type arrays and
+  null branches become OpenAPI 3.0 `nullable: true`), `widen_tuples`,
+  `ensure_properties`.
+- `make_strict`: the OpenAI-style strict transform; returns a `StrictResult` whose
+  `blockers` say why a schema cannot be strict (the caller then sends that tool
+  non-strict and reports the blockers).
+- `is_object`, `types_of`, `accepts_null`, `pointer`.
+
+Every entry point bounds depth and node count (`MAX_DEPTH`, `MAX_NODES`) because
+schemas from MCP servers are third-party data.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+from toolcast._frozen import thaw
+from toolcast.errors import UnsupportedSchemaError
+from toolcast.providers._projection import ConversionNote
+from toolcast.typing import JsonSchema
+
+__all__ = (
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "KeywordFilter",
+    "NodeRewriter",
+    "StrictResult",
+    "accepts_null",
+    "add_to_description",
+    "const_to_enum",
+    "describe",
+    "drop_keywords",
+    "ensure_properties",
+    "inline_refs",
+    "is_object",
+    "isolate_refs",
+    "make_strict",
+    "move_to_description",
+    "one_of_to_any_of",
+    "order_keys",
+    "pointer",
+    "rewrite",
+    "strip_extensions",
+    "summarize",
+    "to_nullable_keyword",
+    "types_of",
+    "walk",
+    "widen_tuples",
+)
+
+MAX_DEPTH = 100
+"""Deepest subschema nesting any step accepts (openai-agents uses the same bound)."""
+MAX_NODES = 100_000
+"""Most subschemas any step visits or produces (guards `$ref` expansion blow-ups)."""
+
+KeywordFilter: TypeAlias = (
+    Collection[str] | Callable[[str, Any, Mapping[str, Any]], bool]
+)
+"""Keyword names, or a predicate `(keyword, value, node) -> bool`."""
+
+NodeRewriter: TypeAlias = Callable[[JsonSchema, str], JsonSchema]
+"""Gets a fresh node (children already rewritten) and its pointer; returns the node."""
+
+# Keywords whose values are schemas, by container shape (JSON Schema 2020-12 core
+# and validation vocabularies, plus `definitions`/`additionalItems` from older
+# drafts that MCP servers still send). Every other keyword holds data (`enum`,
+# `const`, `default`, `examples`, `required`, ...), which is never walked into.
+_SCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+_SCHEMA_LISTS = frozenset({"prefixItems", "allOf", "anyOf", "oneOf"})
+_SCHEMA_SINGLE = frozenset(
+    {
+        "additionalProperties",
+        "unevaluatedProperties",
+        "items",
+        "additionalItems",
+        "unevaluatedItems",
+        "contains",
+        "propertyNames",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contentSchema",
+    }
+)
+
+# SCHEMA.md "Keyword order": models read top to bottom and snapshots depend on it.
+_KEY_ORDER = (
+    "type",
+    "nullable",
+    "format",
+    "description",
+    "enum",
+    "const",
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "contentEncoding",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "properties",
+    "required",
+    "additionalProperties",
+    "anyOf",
+    "$ref",
+    "default",
+    "$defs",
+)
+_KEY_RANK = {key: rank for rank, key in enumerate(_KEY_ORDER)}
+
+# Keywords that only annotate; on a `$ref` sibling they refine the target.
+_ANNOTATIONS = frozenset(
+    {"title", "description", "default", "examples", "deprecated", "$comment"}
+)
+
+
+# --------------------------------------------------------------------------- walking
+
+
+def pointer(base: str, *parts: str | int) -> str:
+    """Extend JSON pointer `base` with `parts`, escaping `~` and `/` (RFC 6901)."""
+    tail = "".join(
+        "/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts
+    )
+    return base + tail
+
+
+class _Budget:
+    """Counts nodes and checks depth so hostile schemas fail fast with a clear error."""
+
+    __slots__ = ("nodes",)
+
+    def __init__(self) -> None:
+        self.nodes = 0
+
+    def tick(self, path: str, depth: int) -> None:
+        self.nodes += 1
+        if depth > MAX_DEPTH:
+            msg = (
+                f"Schema nests deeper than {MAX_DEPTH} levels (at {path or '/'}); "
+                "flatten it or split the tool."
+            )
+            raise UnsupportedSchemaError(msg)
+        if self.nodes > MAX_NODES:
+            msg = (
+                f"Schema has more than {MAX_NODES} subschemas (after expanding "
+                "references); simplify it or split the tool."
+            )
+            raise UnsupportedSchemaError(msg)
+
+
+def _children(
+    node: Mapping[str, Any], path: str
+) -> Iterator[tuple[str, str | int | None, Any, str]]:
+    """Yield `(keyword, key_or_index, subschema, pointer)` for each direct subschema."""
+    for key, value in node.items():
+        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            for name, sub in value.items():
+                yield key, name, sub, pointer(path, key, name)
+        elif (key in _SCHEMA_LISTS or key == "items") and isinstance(value, list):
+            # A list under `items` is the pre-2020 tuple form.
+            for index, sub in enumerate(value):
+                yield key, index, sub, pointer(path, key, index)
+        elif key in _SCHEMA_SINGLE:
+            yield key, None, value, pointer(path, key)
+
+
+def walk(schema: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Yield `(pointer, node)` for the schema and every object subschema, pre-order.
+
+    Boolean subschemas (`true`/`false`) are skipped; data keywords (`enum`,
+    `default`, ...) are never entered, so a default that looks like a schema is
+    not mistaken for one.
+    """
+    budget = _Budget()
+    stack: list[tuple[str, Mapping[str, Any], int]] = [("", schema, 0)]
+    while stack:
+        path, node, depth = stack.pop()
+        budget.tick(path, depth)
+        yield path, node
+        kids = [
+            (sub_path, sub, depth + 1)
+            for _, _, sub, sub_path in _children(node, path)
+            if isinstance(sub, Mapping)
+        ]
+        stack.extend(reversed(kids))
+
+
+def _rebuild(
+    node: Mapping[str, Any],
+    path: str,
+    depth: int,
+    visit: Callable[[Any, str, int], Any],
+    *,
+    skip: Collection[str] = (),
+) -> JsonSchema:
+    """A fresh copy of one node: subschemas through `visit`, data values thawed."""
+    fresh: JsonSchema = {}
+    for key, value in node.items():
+        if key in skip:
+            continue
+        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            fresh[key] = {
+                name: visit(sub, pointer(path, key, name), depth + 1)
+                for name, sub in value.items()
+            }
+        elif (key in _SCHEMA_LISTS or key == "items") and isinstance(value, list):
+            fresh[key] = [
+                visit(sub, pointer(path, key, i), depth + 1)
+                for i, sub in enumerate(value)
+            ]
+        elif key in _SCHEMA_SINGLE:
+            fresh[key] = visit(value, pointer(path, key), depth + 1)
+        else:
+            fresh[key] = thaw(value)
+    return fresh
+
+
+def rewrite(schema: Mapping[str, Any], fn: NodeRewriter) -> JsonSchema:
+    """Return a fresh copy of `schema` with `fn` applied to every node, bottom-up.
+
+    `fn` receives a fresh plain dict whose subschemas were already rewritten, plus
+    its JSON pointer, and returns the node to keep (it may edit and return it).
+    Boolean subschemas are copied as they are.
+    """
+    budget = _Budget()
+
+    def visit(node: Any, path: str, depth: int) -> Any:
+        if not isinstance(node, Mapping):
+            return thaw(node)
+        budget.tick(path, depth)
+        return fn(_rebuild(node, path, depth, visit), path)
+
+    result: JsonSchema = visit(schema, "", 0)
+    return result
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def types_of(node: Mapping[str, Any]) -> tuple[str, ...]:
+    """The JSON types named by `type` (a string or a list), in order."""
+    kind = node.get("type")
+    if isinstance(kind, str):
+        return (kind,)
+    if isinstance(kind, list):
+        return tuple(str(k) for k in kind)
+    return ()
+
+
+def is_object(node: Mapping[str, Any]) -> bool:
+    """True when `node` describes a JSON object (by `type`, or by `properties`)."""
+    kinds = types_of(node)
+    if kinds:
+        return "object" in kinds
+    return "properties" in node
+
+
+def accepts_null(node: Any) -> bool:
+    """True when `node` visibly admits `null` (type, enum, const or a null branch)."""
+    if node is True or (isinstance(node, Mapping) and not node):
+        return True
+    if not isinstance(node, Mapping):
+        return False
+    if "null" in types_of(node):
+        return True
+    if "const" in node and node["const"] is None:
+        return True
+    if None in (node.get("enum") or ()):
+        return True
+    return any(accepts_null(branch) for branch in node.get("anyOf") or ())
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=False)
+
+
+def _count(number: Any, singular: str) -> str:
+    return f"{_json(number)} {singular}{'' if number == 1 else 's'}"
+
+
+def summarize(schema: Any) -> str:
+    """A short phrase for a schema's type (`integer`, `array of string`, ...)."""
+    if not isinstance(schema, Mapping) or not schema:
+        return "any value"
+    if "$ref" in schema:
+        return str(schema["$ref"]).rsplit("/", 1)[-1]
+    if "const" in schema:
+        return _json(schema["const"])
+    if "enum" in schema:
+        return "one of " + ", ".join(_json(v) for v in schema["enum"])
+    branches = schema.get("anyOf") or schema.get("oneOf")
+    if branches:
+        return " or ".join(summarize(branch) for branch in branches)
+    words = []
+    for kind in types_of(schema) or ("any value",):
+        if kind == "array" and isinstance(schema.get("items"), Mapping):
+            words.append(f"array of {summarize(schema['items'])}")
+        elif kind == "string" and "format" in schema:
+            words.append(f"string ({schema['format']})")
+        else:
+            words.append(kind)
+    return " or ".join(words)
+
+
+_SENTENCES: dict[str, Callable[[Any], str]] = {
+    "minimum": lambda v: f"Must be at least {_json(v)}.",
+    "maximum": lambda v: f"Must be at most {_json(v)}.",
+    "exclusiveMinimum": lambda v: f"Must be greater than {_json(v)}.",
+    "exclusiveMaximum": lambda v: f"Must be less than {_json(v)}.",
+    "multipleOf": lambda v: f"Must be a multiple of {_json(v)}.",
+    "minLength": lambda v: f"At least {_count(v, 'character')}.",
+    "maxLength": lambda v: f"At most {_count(v, 'character')}.",
+    "pattern": lambda v: f"Must match the regular expression {_json(v)}.",
+    "format": lambda v: f"Format: {v}.",
+    "contentEncoding": lambda v: f"Encoded as {v}.",
+    "contentMediaType": lambda v: f"Media type: {v}.",
+    "minItems": lambda v: f"At least {_count(v, 'item')}.",
+    "maxItems": lambda v: f"At most {_count(v, 'item')}.",
+    "uniqueItems": lambda v: "Items must be unique." if v else "",
+    "minProperties": lambda v: f"At least {_count(v, 'key')}.",
+    "maxProperties": lambda v: f"At most {_count(v, 'key')}.",
+    "const": lambda v: f"Must be {_json(v)}.",
+    "enum": lambda v: "One of: " + ", ".join(_json(x) for x in v) + ".",
+    "default": lambda v: f"Default: {_json(v)}.",
+    "examples": lambda v: "Examples: " + ", ".join(_json(x) for x in v) + ".",
+    "additionalProperties": lambda v: (
+        "No other keys."
+        if v is False
+        else f"Other keys map to {summarize(v)}."
+        if isinstance(v, Mapping)
+        else ""
+    ),
+    "propertyNames": lambda v: (
+        f"Keys: {summarize(v)}"
+        + (
+            f" matching {_json(v['pattern'])}"
+            if isinstance(v, Mapping) and "pattern" in v
+            else ""
+        )
+        + "."
+    ),
+    "prefixItems": lambda v: (
+        "Items in order: " + ", ".join(summarize(x) for x in v) + "."
+    ),
+    "contains": lambda v: f"Must contain at least one {summarize(v)}.",
+    "deprecated": lambda v: "Deprecated." if v else "",
+}
+
+
+def describe(keyword: str, value: Any) -> str:
+    """Say what `keyword: value` requires, as a sentence for the model.
+
+    Unknown keywords fall back to `keyword: <json>.`; a keyword that says nothing
+    (`uniqueItems: false`) gives `""`.
+    """
+    sentence = _SENTENCES.get(keyword)
+    if sentence is None:
+        return f"{keyword}: {_json(value)}."
+    return sentence(value)
+
+
+def order_keys(node: Mapping[str, Any]) -> JsonSchema:
+    """A copy of `node` with keys in the canonical order (SCHEMA.md); others after.
+
+    Unknown keys keep their relative order after the known ones; `x-` extension
+    keys come last.
+    """
+    known = sorted((k for k in node if k in _KEY_RANK), key=_KEY_RANK.__getitem__)
+    other = [k for k in node if k not in _KEY_RANK and not k.startswith("x-")]
+    extensions = [k for k in node if k.startswith("x-")]
+    return {k: node[k] for k in (*known, *other, *extensions)}
+
+
+def add_to_description(node: Mapping[str, Any], sentence: str) -> JsonSchema:
+    """A copy of `node` with `sentence` appended to its description."""
+    if not sentence:
+        return dict(node)
+    current = node.get("description")
+    text = sentence
+    if isinstance(current, str) and current.strip():
+        head = current.rstrip()
+        # Sentences appended to a fragment ("a leaf") need a full stop between.
+        stop = "" if head.endswith((".", "!", "?", ":")) else "."
+        text = f"{head}{stop} {sentence}"
+    fresh = dict(node)
+    fresh["description"] = text
+    return order_keys(fresh) if current is None else fresh
+
+
+def _selects(select: KeywordFilter) -> Callable[[str, Any, Mapping[str, Any]], bool]:
+    if callable(select):
+        return select
+    names = frozenset(select)
+    return lambda keyword, _value, _node: keyword in names
+
+
+# --------------------------------------------------------------------------- steps
+
+
+def move_to_description(
+    schema: Mapping[str, Any], select: KeywordFilter, notes: list[ConversionNote]
+) -> JsonSchema:
+    """Replace the selected keywords with sentences in the node's description.
+
+    The invoker still enforces the canonical schema; this only keeps what a
+    target cannot take visible to the model.
+    """
+    chosen = _selects(select)
+
+    def step(node: JsonSchema, path: str) -> JsonSchema:
+        moved = [k for k, v in node.items() if chosen(k, v, node)]
+        for keyword in moved:
+            value = node.pop(keyword)
+            sentence = describe(keyword, value)
+            node = add_to_description(node, sentence)
+            notes.append(
+                ConversionNote(
+                    path,
+                    keyword,
+                    "moved_to_description",
+                    f"{keyword} {_json(value)} is not accepted by the target; "
+                    + (f"the description says {sentence!r}" if sentence else "dropped"),
+                )
+            )
+        return node
+
+    return rewrite(schema, step)
+
+
+def drop_keywords(
+    schema: Mapping[str, Any],
+    select: KeywordFilter,
+    notes: list[ConversionNote],
+    *,
+    reason: str = "the target does not accept it",
+) -> JsonSchema:
+    """Remove the selected keywords everywhere, noting each removal with `reason`."""
+    chosen = _selects(select)
+
+    def step(node: JsonSchema, path: str) -> JsonSchema:
+        for keyword in [k for k, v in node.items() if chosen(k, v, node)]:
+            del node[keyword]
+            notes.append(
+                ConversionNote(
+                    path, keyword, "dropped", f"Dropped {keyword}: {reason}."
+                )
+            )
+        return node
+
+    return rewrite(schema, step)
+
+
+def strip_extensions(
+    schema: Mapping[str, Any], notes: list[ConversionNote]
+) -> JsonSchema:
+    """Remove `x-*` vendor keywords (e.g. MCP's `x-mcp-header`), noting each."""
+    return drop_keywords(
+        schema,
+        lambda keyword, _v, _n: keyword.startswith("x-"),
+        notes,
+        reason="vendor extensions are not sent to models",
+    )
+
+
+def _resolve_pointer(root: Mapping[str, Any], ref: str, at: str) -> Any:
+    if ref == "#":
+        return root
+    if not ref.startswith("#/"):
+        msg = (
+            f"Schema at {at or '/'} refers to {ref!r}; only local references "
+            "('#/...') are resolved, never fetched."
+        )
+        raise UnsupportedSchemaError(msg)
+    node: Any = root
+    for raw in ref[2:].split("/"):
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            msg = f"Schema at {at or '/'} refers to {ref!r}, which does not exist."
+            raise UnsupportedSchemaError(msg)
+    return node
+
+
+def inline_refs(
+    schema: Mapping[str, Any], *, target: str = "This target"
+) -> JsonSchema:
+    """Replace every local `$ref` with the schema it points to and drop `$defs`.
+
+    A definition used twice is copied twice (reuse is not recursion). Sibling
+    annotations of a `$ref` (`description`, `default`, ...) refine the inlined
+    schema; conflicting sibling assertions are refused rather than merged wrongly.
+
+    Raises:
+        UnsupportedSchemaError: the schema is recursive, refers outside itself,
+            or expands beyond `MAX_NODES`.
+    """
+    budget = _Budget()
+
+    def expand(node: Any, path: str, depth: int, active: tuple[str, ...]) -> Any:
+        if not isinstance(node, Mapping):
+            return thaw(node)
+        budget.tick(path, depth)
+        if "$ref" in node and isinstance(node["$ref"], str):
+            ref = node["$ref"]
+            if ref in active:
+                chain = " -> ".join((*active[active.index(ref) :], ref))
+                msg = (
+                    f"The schema is recursive ({chain}, reached at {path or '/'}). "
+                    f"{target} cannot take recursive schemas: make this parameter "
+                    "non-recursive (e.g. cap the depth with a separate type), or use "
+                    "a target that supports $ref."
+                )
+                raise UnsupportedSchemaError(msg)
+            resolved = expand(
+                _resolve_pointer(schema, ref, path), path, depth + 1, (*active, ref)
+            )
+            siblings = {k: v for k, v in node.items() if k != "$ref"}
+            own = expand(siblings, path, depth, active) if siblings else {}
+            return _merge_ref(resolved, own, ref, path)
+        return _rebuild(
+            node,
+            path,
+            depth,
+            lambda sub, sub_path, sub_depth: expand(sub, sub_path, sub_depth, active),
+            skip=("$defs", "definitions"),
+        )
+
+    result: JsonSchema = expand(schema, "", 0, ())
+    return result
+
+
+def _merge_ref(resolved: Any, own: JsonSchema, ref: str, path: str) -> Any:
+    if not own:
+        return resolved
+    if not isinstance(resolved, dict):
+        # A boolean target: `true` adds nothing, `false` rejects everything.
+        return own if resolved is True else {"not": {}}
+    merged = dict(resolved)
+    for key, value in own.items():
+        if key in _ANNOTATIONS or key not in merged or merged[key] == value:
+            merged[key] = value
+        else:
+            msg = (
+                f"The $ref {ref!r} at {path or '/'} has a sibling {key!r} that "
+                "differs from the referenced schema's; it cannot be inlined "
+                "without changing its meaning."
+            )
+            raise UnsupportedSchemaError(msg)
+    return order_keys(merged)
+
+
+def isolate_refs(schema: Mapping[str, Any]) -> JsonSchema:
+    """Wrap each `$ref` that has non-`$` siblings as `anyOf: [{"$ref": ...}]`.
+
+    Some targets reject `$ref` next to other keywords, e.g. OpenAI strict:
+    "$ref cannot have keywords {'description'}" (pydantic-ai issue #1488).
+    """
+
+    def step(node: JsonSchema, _path: str) -> JsonSchema:
+        ref = node.get("$ref")
+        if ref is None or "anyOf" in node:
+            return node
+        if all(k.startswith("$") for k in node):
+            return node
+        fresh = {k: v for k, v in node.items() if k != "$ref"}
+        fresh["anyOf"] = [{"$ref": ref}]
+        return order_keys(fresh)
+
+    return rewrite(schema, step)
+
+
+_PY_TO_JSON_TYPE: tuple[tuple[type, str], ...] = (
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "array"),
+    (dict, "object"),
+    (type(None), "null"),
+)
+
+
+def _json_type(value: Any) -> str | None:
+    for py_type, name in _PY_TO_JSON_TYPE:
+        if isinstance(value, py_type):
+            return name
+    return None
+
+
+def const_to_enum(schema: Mapping[str, Any], notes: list[ConversionNote]) -> JsonSchema:
+    """Rewrite `const: x` as `enum: [x]`, adding `type` when it is missing."""
+
+    def step(node: JsonSchema, path: str) -> JsonSchema:
+        if "const" not in node:
+            return node
+        value = node.pop("const")
+        node["enum"] = [value]
+        if "type" not in node and (kind := _json_type(value)) is not None:
+            node["type"] = kind
+        notes.append(
+            ConversionNote(
+                path,
+                "const",
+                "rewritten",
+                f"const {_json(value)} sent as a one-value enum.",
+            )
+        )
+        return order_keys(node)
+
+    return rewrite(schema, step)
+
+
+def one_of_to_any_of(
+    schema: Mapping[str, Any], notes: list[ConversionNote]
+) -> JsonSchema:
+    """Rewrite `oneOf` as `anyOf` (exclusivity is lost; the invoker still checks it)."""
+
+    def step(node: JsonSchema, path: str) -> JsonSchema:
+        if "oneOf" not in node:
+            return node
+        if "anyOf" in node:
+            msg = f"Schema at {path or '/'} has both oneOf and anyOf; merge them."
+            raise UnsupportedSchemaError(msg)
+        fresh = {("anyOf" if k == "oneOf" else k): v for k, v in node.items()}
+        notes.append(
+            ConversionNote(
+                path,
+                "oneOf",
+                "rewritten",
+                "oneOf sent as anyOf (exactly-one is not enforced by the target).",
+            )
+        )
+        return order_keys(fresh)
+
+    return rewrite(schema, step)
+
+
+def to_nullable_keyword(
+    schema: Mapping[str, Any], notes: list[ConversionNote]
+) -> JsonSchema:
+    """Express null the OpenAPI 3.0 way: `nullable: true` instead of `"null"` types.
+
+    `type: [T, "null"]` becomes `type: T, nullable: true`; several non-null types
+    become an `anyOf` of single types; `{"type": "null"}` branches of an `anyOf`
+    are removed (a lone remaining branch is merged into the node); `null` leaves
+    an `enum`. A node that only accepts null keeps `type: "null"`.
+    """
+
+    def step(node: JsonSchema, path: str) -> JsonSchema:
+        nullable = False
+        kinds = node.get("type")
+        if isinstance(kinds, list):
+            real = [k for k in kinds if k != "null"]
+            nullable = len(real) < len(kinds)
+            if len(real) == 1:
+                node["type"] = real[0]
+            elif not real:
+                node["type"] = "null"
+                nullable = False
+            else:
+                del node["type"]
+                node["anyOf"] = [{"type": k} for k in real] + list(
+                    node.get("anyOf", [])
+                )
+        if (
+            isinstance(node.get("enum"), list)
+            and None in node["enum"]
+            and node.get("type") != "null"
+        ):
+            node["enum"] = [v for v in node["enum"] if v is not None]
+            nullable = True
+        branches = node.get("anyOf")
+        if isinstance(branches, list):
+            real_branches = [b for b in branches if not _is_null_only(b)]
+            if len(real_branches) < len(branches) and real_branches:
+                nullable = True
+                del node["anyOf"]
+                if len(real_branches) == 1 and isinstance(real_branches[0], dict):
+                    node = _absorb(node, real_branches[0])
+                else:
+                    node["anyOf"] = real_branches
+        if not nullable:
+            return node
+        node["nullable"] = True
+        notes.append(
+            ConversionNote(
+                path, "type", "rewritten", "null expressed as nullable: true."
+            )
+        )
+        return order_keys(node)
+
+    return rewrite(schema, step)
+
+
+def _is_null_only(branch: Any) -> bool:
+    return (
+        isinstance(branch, Mapping)
+        and types_of(branch) == ("null",)
+        and len(branch) <= 2
+    )
+
+
+def _absorb(node: JsonSchema, branch: JsonSchema) -> JsonSchema:
+    """Merge a lone `anyOf` branch into its parent; the parent's annotations win."""
+    merged = dict(branch)
+    for key, value in node.items():
+        if key in _ANNOTATIONS or key not in merged:
+            merged[key] = value
+    return merged
+
+
+def widen_tuples(schema: Mapping[str, Any], notes: list[ConversionNote]) -> JsonSchema:
+    """Turn `prefixItems` tuples into `items` (an `anyOf` of the positions).
+
+    The length stays pinned by `minItems`/`maxItems` and the order is written into
+    the description ("Items in order: integer, string.").
+    """
+
+    def step(node: JsonSchema, path: str) -> JsonSchema:
+        positions = node.get("prefixItems")
+        if not isinstance(positions, list):
+            return node
+        del node["prefixItems"]
+        distinct: list[Any] = []
+        for sub in positions:
+            if sub not in distinct:
+                distinct.append(sub)
+        rest = node.get("items")
+        if isinstance(rest, Mapping) and rest not in distinct:
+            distinct.append(rest)
+        if rest is False or "items" not in node:
+            node.setdefault("maxItems", len(positions))
+        node.setdefault("minItems", len(positions))
+        node["items"] = distinct[0] if len(distinct) == 1 else {"anyOf": distinct}
+        sentence = describe("prefixItems", positions)
+        notes.append(
+            ConversionNote(
+                path,
+                "prefixItems",
+                "rewritten",
+                f"Tuple sent as an array; the description says {sentence!r}",
+            )
+        )
+        return order_keys(add_to_description(node, sentence))
+
+    return rewrite(schema, step)
+
+
+def ensure_properties(schema: Mapping[str, Any]) -> JsonSchema:
+    """Give every object node a `properties` map (`{}` when it has none).
+
+    Some targets reject object schemas without `properties` (Spring AI issue 4776);
+    adding an empty map does not change what the schema accepts.
+    """
+
+    def step(node: JsonSchema, _path: str) -> JsonSchema:
+        if is_object(node) and "properties" not in node:
+            node["properties"] = {}
+            return order_keys(node)
+        return node
+
+    return rewrite(schema, step)
+
+
+# --------------------------------------------------------------------------- strict
+
+
+@dataclass(frozen=True, slots=True)
+class StrictResult:
+    """The outcome of `make_strict`: a strict schema, or why there cannot be one."""
+
+    schema: JsonSchema | None
+    """The strict schema, or None when a blocker stands in the way."""
+    notes: tuple[ConversionNote, ...] = ()
+    """Rewrites made to reach strict form (optional -> required + nullable, ...)."""
+    blockers: tuple[ConversionNote, ...] = field(default=())
+    """Why the schema cannot be strict (action `strict_disabled`); empty when it can."""
+
+    @property
+    def ok(self) -> bool:
+        """True when `schema` is a usable strict schema."""
+        return not self.blockers
+
+
+_FREE_KEYS = (
+    "The object at {} allows free keys ({}); strict mode needs every key declared "
+    "and would turn it into an empty object."
+)
+_ANY_VALUE = "{} accepts any JSON value; strict mode needs a type."
+# Any of these keywords pins down what a node accepts; without one it takes anything.
+_TYPED_BY = (
+    "type",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$ref",
+    "enum",
+    "const",
+    "not",
+    "properties",
+)
+
+
+def _nullable(node: JsonSchema) -> JsonSchema:
+    """Make `node` also accept null, in the plainest shape the node allows."""
+    if accepts_null(node):
+        return node
+    kinds = node.get("type")
+    if "const" not in node and "$ref" not in node and kinds is not None:
+        node["type"] = [*types_of(node), "null"]
+        if isinstance(node.get("enum"), list):
+            node["enum"] = [*node["enum"], None]
+        return node
+    if isinstance(node.get("anyOf"), list) and "const" not in node:
+        node["anyOf"] = [*node["anyOf"], {"type": "null"}]
+        return node
+    if isinstance(node.get("enum"), list) and "const" not in node and kinds is None:
+        node["enum"] = [*node["enum"], None]
+        return node
+    annotations: JsonSchema = {
+        k: node[k] for k in ("description", "title") if k in node
+    }
+    inner = {k: v for k, v in node.items() if k not in annotations}
+    return order_keys({**annotations, "anyOf": [inner, {"type": "null"}]})
+
+
+def make_strict(
+    schema: Mapping[str, Any],
+    *,
+    forbidden: Collection[str] = (),
+    null_default_words: bool = True,
+) -> StrictResult:
+    """Rewrite `schema` into OpenAI-style strict form, or report why it cannot be.
+
+    Strict form: every object closes with `additionalProperties: false` and lists
+    every property in `required`; a property that was optional becomes nullable,
+    and `null` then means "use the default" (hosts invoke with
+    `null_means_default=True`). `default` is removed and said in the description.
+    Blockers (the caller should send the tool non-strict and report them): the
+    root is not an object, an object with free keys (`additionalProperties` that is
+    not false, `patternProperties`, a nested object with no declared keys), a
+    subschema that accepts any value, an array without `items`, or a keyword in
+    `forbidden` (target-specific, e.g. `allOf`).
+
+    Args:
+        schema: The (already down-converted) schema.
+        forbidden: Keywords the target's strict mode rejects outright.
+        null_default_words: Say in each optional property's description what
+            `null` means.
+    """
+    notes: list[ConversionNote] = []
+    blockers: list[ConversionNote] = []
+    forbidden_set = frozenset(forbidden)
+
+    def block(path: str, keyword: str, detail: str) -> None:
+        blockers.append(ConversionNote(path, keyword, "strict_disabled", detail))
+
+    def step(node: JsonSchema, path: str) -> JsonSchema:
+        where = path or "the root"
+        for keyword in sorted(forbidden_set.intersection(node)):
+            block(path, keyword, f"{keyword} at {where} is not allowed in strict mode.")
+        if not any(k in node for k in _TYPED_BY):
+            block(
+                path,
+                "type",
+                f"{where} accepts any JSON value; strict mode needs a type.",
+            )
+        if (
+            "array" in types_of(node)
+            and not isinstance(node.get("items"), Mapping)
+            and "prefixItems" not in node
+        ):
+            block(
+                path,
+                "items",
+                f"The array at {where} has no item schema; strict mode needs one.",
+            )
+        if is_object(node):
+            node = _strict_object(node, path, notes, block, null_default_words)
+        return node
+
+    result = rewrite(schema, step)
+    if not is_object(result) or types_of(result) not in (("object",), ()):
+        block("", "type", "The root must be a plain object schema in strict mode.")
+    if "anyOf" in result or "oneOf" in result:
+        block("", "anyOf", "The root cannot be a union (anyOf) in strict mode.")
+    result = _strip_leftover_defaults(result, notes)
+    if blockers:
+        return StrictResult(None, tuple(notes), tuple(blockers))
+    return StrictResult(result, tuple(notes), ())
+
+
+def _strict_object(
+    node: JsonSchema,
+    path: str,
+    notes: list[ConversionNote],
+    block: Callable[[str, str, str], None],
+    words: bool,
+) -> JsonSchema:
+    where = path or "the root"
+    if "patternProperties" in node:
+        block(path, "patternProperties", _FREE_KEYS.format(where, "patternProperties"))
+    if "additionalProperties" not in node:
+        if node.get("properties") or not path:
+            detail = f"The object at {where} had no additionalProperties; closed."
+            notes.append(
+                ConversionNote(path, "additionalProperties", "rewritten", detail)
+            )
+        else:
+            block(path, "additionalProperties", _FREE_KEYS.format(where, "any keys"))
+    elif (extra := node["additionalProperties"]) is not False:
+        free = f"additionalProperties: {_json(extra)}"
+        block(path, "additionalProperties", _FREE_KEYS.format(where, free))
+    required = set(node.get("required") or ())
+    properties: JsonSchema = {}
+    for name, sub in (node.get("properties") or {}).items():
+        sub_path = pointer(path, "properties", name)
+        if isinstance(sub, dict) and name not in required:
+            sub = _strict_optional(sub, name, sub_path, notes, words)
+        elif sub is True:
+            block(sub_path, "type", _ANY_VALUE.format(sub_path))
+        properties[name] = sub
+    node["properties"] = properties
+    node["required"] = list(properties)
+    node["additionalProperties"] = False
+    return order_keys(node)
+
+
+def _strict_optional(
+    sub: JsonSchema, name: str, path: str, notes: list[ConversionNote], words: bool
+) -> JsonSchema:
+    had_null = accepts_null(sub)
+    default = sub.pop("default", None)
+    sub = _nullable(sub)
+    if default is None:
+        meaning = "leaving it out"
+        sentence = "" if had_null else "Optional: send null to leave it out."
+    else:
+        meaning = f"the default, {_json(default)}"
+        sentence = f"Defaults to {_json(default)} when null."
+    detail = (
+        f"Optional property {name!r} is required in strict mode and accepts null; "
+        f"null means {meaning}."
+    )
+    if had_null and default is not None:
+        detail += " An explicit null can no longer be asked for."
+    notes.append(ConversionNote(path, "required", "rewritten", detail))
+    if default is not None:
+        detail = f"default {_json(default)} is not allowed in strict mode; {sentence}"
+        notes.append(ConversionNote(path, "default", "moved_to_description", detail))
+    if words and sentence:
+        sub = add_to_description(sub, sentence)
+    return sub
+
+
+def _strip_leftover_defaults(
+    schema: JsonSchema, notes: list[ConversionNote]
+) -> JsonSchema:
+    """Move `default`s left elsewhere (items, branches) into descriptions."""
+    return move_to_description(schema, ("default",), notes)
