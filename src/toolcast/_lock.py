@@ -687,6 +687,41 @@ def _excuse(
             yield change
 
 
+def _rename_twins(
+    old_tools: Mapping[str, Any],
+    new_tools: Mapping[str, Any],
+    new_by_alias: Mapping[str, str],
+) -> dict[str, str]:
+    """Pair each vanished tool with the new tool it was most likely renamed to.
+
+    A candidate must take the same arguments; identical results and description
+    make it likelier. Candidates are grouped by input schema, so this stays
+    linear in the number of tools, not quadratic.
+    """
+    gone = [n for n in old_tools if n not in new_tools and n not in new_by_alias]
+    fresh: dict[str, list[str]] = {}
+    for name, entry in new_tools.items():
+        if name not in old_tools:
+            fresh.setdefault(_json_key(entry.get("input_schema")), []).append(name)
+    scored: list[tuple[int, int, str, str]] = []
+    for order, name in enumerate(gone):
+        entry = old_tools[name]
+        for other in fresh.get(_json_key(entry.get("input_schema")), ()):
+            candidate = new_tools[other]
+            score = 2 * (
+                _json_key(candidate.get("output_schema"))
+                == _json_key(entry.get("output_schema"))
+            ) + (candidate.get("description") == entry.get("description"))
+            scored.append((-score, order, name, other))
+    twins: dict[str, str] = {}
+    taken: set[str] = set()
+    for _, _, name, other in sorted(scored):
+        if name not in twins and other not in taken:
+            twins[name] = other
+            taken.add(other)
+    return twins
+
+
 def compare_locks(old: Mapping[str, Any], new: Mapping[str, Any]) -> LockReport:
     """Every change from the `old` lock document to the `new` one.
 
@@ -701,6 +736,7 @@ def compare_locks(old: Mapping[str, Any], new: Mapping[str, Any]) -> LockReport:
         for alias in entry.get("aliases", ())
     }
     claimed: set[str] = set()
+    twins = _rename_twins(old_tools, new_tools, new_by_alias)
     for name, entry in old_tools.items():
         if name in new_tools:
             current = new_tools[name]
@@ -723,17 +759,7 @@ def compare_locks(old: Mapping[str, Any], new: Mapping[str, Any]) -> LockReport:
                 new_tools[target],
             )
             continue
-        twin = next(
-            (
-                other
-                for other, candidate in new_tools.items()
-                if other not in old_tools
-                and other not in claimed
-                and _json_key(candidate.get("input_schema"))
-                == _json_key(entry.get("input_schema"))
-            ),
-            None,
-        )
+        twin = twins.get(name)
         if twin is not None:
             claimed.add(twin)
             renamed = LockChange(

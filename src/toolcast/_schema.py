@@ -11,6 +11,8 @@ them all at once.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
 import datetime as dt
 import decimal
@@ -192,18 +194,20 @@ def json_default(value: Any) -> tuple[bool, Any]:
 # parsers also take spaces, unix timestamps and missing offsets, which the schema
 # does not allow).
 
-_DATE = r"(\d{4})-(\d{2})-(\d{2})"
-_TIME = r"(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})"
+# [0-9], not \d: Python's \d also matches non-ASCII digits, ECMA-262's does not.
+_DATE = r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
+_TIME = r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?([Zz]|[+-][0-9]{2}:[0-9]{2})"
 _DATE_RE = re.compile(rf"{_DATE}\Z")
 _TIME_RE = re.compile(rf"{_TIME}\Z")
 _DATETIME_RE = re.compile(rf"{_DATE}[Tt]{_TIME}\Z")
 _UUID_RE = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\Z")
 DURATION_PATTERN = (
-    r"^P(?:\d+W|\d+D(?:T(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?)?|"
-    r"T(?:\d+H(?:\d+M)?(?:\d+(?:\.\d+)?S)?|\d+M(?:\d+(?:\.\d+)?S)?|\d+(?:\.\d+)?S))$"
+    r"^P(?:[0-9]+W|[0-9]+D(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?)?|"
+    r"T(?:[0-9]+H(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?|[0-9]+M(?:[0-9]+(?:\.[0-9]+)?S)?"
+    r"|[0-9]+(?:\.[0-9]+)?S))$"
 )
 _DURATION_RE = re.compile(DURATION_PATTERN)
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)([WDHMS])")
+_DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)([WDHMS])")
 
 
 def _format_error(kind: str, example: str) -> PydanticCustomError:
@@ -264,13 +268,25 @@ def _parse_duration(value: str) -> dt.timedelta:
     total = sum(float(n) * units[u] for n, u in _DURATION_PART.findall(date_part))
     units = {"H": 3600.0, "M": 60.0, "S": 1.0}
     total += sum(float(n) * units[u] for n, u in _DURATION_PART.findall(time_part))
-    return dt.timedelta(seconds=total)
+    try:
+        return dt.timedelta(seconds=total)
+    except OverflowError:
+        raise PydanticCustomError("format", "must be a duration under 999999999 days") from None
 
 
 def _parse_uuid(value: str) -> uuid.UUID:
     if not _UUID_RE.match(value):
         raise _format_error("a UUID", "123e4567-e89b-12d3-a456-426614174000")
     return uuid.UUID(value)
+
+
+def _parse_base64(value: str) -> bytes:
+    # Standard alphabet with padding (RFC 4648 section 4); pydantic-core would also
+    # take URL-safe and unpadded text, which the schema does not describe.
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise PydanticCustomError("format", "must be base64-encoded (RFC 4648)") from None
 
 
 def _string_format(fmt: str, parse: Callable[[str], Any], **extra: Any) -> Node:
@@ -423,9 +439,8 @@ class SchemaBuilder:
         if tp is str:
             return Node({"type": "string"}, cs.str_schema(strict=True))
         if tp in (bytes, bytearray):
-            core: cs.CoreSchema = cs.bytes_schema(strict=True)
-            if tp is bytearray:
-                core = cs.no_info_after_validator_function(bytearray, core)
+            parse = _parse_base64 if tp is bytes else lambda v: bytearray(_parse_base64(v))
+            core = cs.no_info_after_validator_function(parse, cs.str_schema(strict=True))
             return Node({"type": "string", "contentEncoding": "base64"}, core)
         if tp is dt.datetime:
             return _string_format("date-time", _parse_datetime)
@@ -525,7 +540,7 @@ class SchemaBuilder:
                 choices.append(cs.chain_schema([base, literal]))
         expected = ", ".join(_dump(v) for v in json_values)
         core = choices[0] if len(choices) == 1 else cs.union_schema(
-            choices, mode="left_to_right", custom_error_type="literal_error",
+            choices, mode="left_to_right", custom_error_type="literal_mismatch",
             custom_error_message=f"must be one of: {expected}",
         )
         return Node(ordered(json), core)
@@ -705,8 +720,13 @@ class SchemaBuilder:
         if _is_typeddict(cls):
             required_keys = getattr(cls, "__required_keys__", frozenset(hints))
             for name, tp in hints.items():
-                tp = _strip_required(tp)
-                yield FieldDef(name, name, tp, name in required_keys, MISSING, doc.params.get(name))
+                # With string annotations the class cannot see Required/NotRequired,
+                # so the resolved hint decides.
+                origin = typing_extensions.get_origin(tp)
+                required = {typing_extensions.Required: True, typing_extensions.NotRequired: False}.get(
+                    origin, name in required_keys
+                )
+                yield FieldDef(name, name, _strip_required(tp), required, MISSING, doc.params.get(name))
             return
         if dataclasses.is_dataclass(cls):
             for f in dataclasses.fields(cls):

@@ -872,9 +872,10 @@ def make_strict(
     """Rewrite `schema` into OpenAI-style strict form, or report why it cannot be.
 
     Strict form: every object closes with `additionalProperties: false` and lists
-    every property in `required`; a property that was optional becomes nullable,
-    and `null` then means "use the default" (hosts invoke with
-    `null_means_default=True`). `default` is removed and said in the description.
+    every property in `required`. An optional property that did not accept null
+    becomes nullable, and null then means "absent, use the default" (hosts invoke
+    with `null_means_default=True`); one that already accepted null keeps null's
+    meaning. `default` is removed and said in the description.
     Blockers (the caller should send the tool non-strict and report them): the
     root is not an object, an object with free keys (`additionalProperties` that is
     not false, `patternProperties`, a nested object with no declared keys), a
@@ -948,7 +949,7 @@ def _strict_object(
         else:
             block(path, "additionalProperties", _FREE_KEYS.format(where, "any keys"))
     elif (extra := node["additionalProperties"]) is not False:
-        free = f"additionalProperties: {_json(extra)}"
+        free = f"values: {summarize(extra)}"
         block(path, "additionalProperties", _FREE_KEYS.format(where, free))
     required = set(node.get("required") or ())
     properties: JsonSchema = {}
@@ -968,24 +969,34 @@ def _strict_object(
 def _strict_optional(
     sub: JsonSchema, name: str, path: str, notes: list[ConversionNote], words: bool
 ) -> JsonSchema:
+    # A property that already accepts null keeps null's meaning (None); only a
+    # property that did not gains null, and there null stands for "absent", so the
+    # invoker can drop it and apply the default without guessing.
     had_null = accepts_null(sub)
     default = sub.pop("default", None)
-    sub = _nullable(sub)
-    if default is None:
-        meaning = "leaving it out"
-        sentence = "" if had_null else "Optional: send null to leave it out."
+    if had_null:
+        sentence = "" if default is None else describe("default", default)
+        detail = (
+            f"Optional property {name!r} is required in strict mode; it already "
+            "accepts null, which keeps its meaning."
+        )
     else:
-        meaning = f"the default, {_json(default)}"
-        sentence = f"Defaults to {_json(default)} when null."
-    detail = (
-        f"Optional property {name!r} is required in strict mode and accepts null; "
-        f"null means {meaning}."
-    )
-    if had_null and default is not None:
-        detail += " An explicit null can no longer be asked for."
+        sub = _nullable(sub)
+        sentence = (
+            "Optional: send null to leave it out."
+            if default is None
+            else f"Defaults to {_json(default)} when null."
+        )
+        meaning = (
+            "leaving it out" if default is None else f"the default, {_json(default)}"
+        )
+        detail = (
+            f"Optional property {name!r} is required in strict mode and accepts "
+            f"null; null means {meaning}."
+        )
     notes.append(ConversionNote(path, "required", "rewritten", detail))
     if default is not None:
-        detail = f"default {_json(default)} is not allowed in strict mode; {sentence}"
+        detail = f"default {_json(default)} is not allowed in strict mode: {sentence!r}"
         notes.append(ConversionNote(path, "default", "moved_to_description", detail))
     if words and sentence:
         sub = add_to_description(sub, sentence)

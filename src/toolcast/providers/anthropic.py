@@ -1,30 +1,52 @@
-"""Anthropic Messages API: tool definitions, tool choice, `tool_use` calls, `tool_result` replies.
+"""Anthropic Messages API: tool definitions, tool choice, `tool_use` and `tool_result`.
 
-Wire shapes follow https://platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools
-and .../handle-tool-calls. Strict tools (`strict: true`) accept only the subset listed at
+Wire shapes follow
+https://platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools and
+https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls.
+Strict tools (`strict: true`) take only the subset listed at
 https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations;
-what strict cannot carry is moved into descriptions, and the per-request caps (20 strict
-tools, 24 optional and 16 union-typed parameters over all strict schemas) are checked
-before anything is sent. Payloads are plain JSON-ready dicts; the SDK is never imported.
+what strict cannot carry is moved into descriptions, and the per-request caps (20
+strict tools, 24 optional and 16 union-typed parameters over all strict schemas) are
+checked before anything is sent. Payloads are plain JSON-ready dicts; the SDK is
+never imported.
 """
 
 from __future__ import annotations
 
+import copy
+import re
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from toolcast._content import ImagePart, JsonPart, TextPart
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
+from toolcast.providers._common import answer_all, check_names, get, require_id
 from toolcast.providers._projection import (
+    ConversionNote,
     Projection,
     ToolChoice,
     cached_projection,
     normalize_choice,
     specs_of,
 )
+from toolcast.providers._schema import (
+    add_to_description,
+    drop_keywords,
+    is_object,
+    move_to_description,
+    one_of_to_any_of,
+    order_keys,
+    rewrite,
+    strip_extensions,
+    summarize,
+    types_of,
+    walk,
+    widen_tuples,
+)
+from toolcast.typing import JsonSchema
 
 __all__ = (
     "format_results",
@@ -43,6 +65,10 @@ MAX_UNION_PARAMS = 16
 
 # https://platform.claude.com/docs/en/build-with-claude/vision (base64 image sources)
 _IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+
+_IMAGE_LEFT_OUT = (
+    "[An image of type {} was left out: Claude reads jpeg, png, gif and webp.]"
+)
 
 _STREAM_EVENTS = frozenset(
     {
@@ -64,38 +90,42 @@ def format_tools(
     Args:
         tools: Tools, ToolSpecs or a ToolSet.
         strict: Force strict decoding on (True) or off (False) for every tool;
-            None follows each spec's `strict` and quietly falls back to
-            non-strict where a schema or the per-request caps do not allow it.
+            None follows each spec's `strict`, falling back to non-strict (with a
+            `strict_disabled` note, or a warning for the per-request caps) where
+            Anthropic's strict mode cannot take the tools.
 
     Raises:
         UnsupportedSchemaError: `strict=True` and a schema or the request's
             strict caps cannot be honoured.
     """
-    projections = [project(spec, strict=strict) for spec in specs_of(tools)]
-    problem = strict_budget_problem(projections)
+    specs = specs_of(tools)
+    check_names(specs, "Anthropic")
+    projections = [project(spec, strict=strict) for spec in specs]
+    problem = strict_budget_problem(
+        p.definition["input_schema"] for p in projections if p.strict
+    )
     if problem is None:
-        return [dict(p.definition) for p in projections]
+        return [copy.deepcopy(dict(p.definition)) for p in projections]
     if strict:
         raise UnsupportedSchemaError(problem)
-    warnings.warn(
-        f"{problem} Sending every tool non-strict for this request.",
-        stacklevel=2,
-    )
-    return [dict(project(p_spec, strict=False).definition) for p_spec in specs_of(tools)]
+    warnings.warn(f"{problem} Sending every tool non-strict.", stacklevel=2)
+    return [
+        copy.deepcopy(dict(project(spec, strict=False).definition)) for spec in specs
+    ]
 
 
 def project(tool: Any, *, strict: bool | None = None) -> Projection:
     """One tool as Anthropic sees it, cached per (spec, strict option)."""
     spec: ToolSpec = getattr(tool, "spec", tool)
-    return cached_projection(
-        spec, TARGET, strict, lambda s: _project(s, strict=strict)
-    )
+    return cached_projection(spec, TARGET, strict, lambda s: _project(s, strict))
 
 
-def _project(spec: ToolSpec, *, strict: bool | None) -> Projection:
-    want = spec.strict if strict is None else strict
+def _project(spec: ToolSpec, strict: bool | None) -> Projection:
     schema, notes, is_strict = convert_schema(
-        spec.input_schema, strict=want, required_strict=strict is True, where=spec.name
+        spec.input_schema,
+        strict=spec.strict if strict is None else strict,
+        insist=strict is True,
+        name=spec.name,
     )
     definition: dict[str, Any] = {"name": spec.name}
     if spec.description:
@@ -106,17 +136,323 @@ def _project(spec: ToolSpec, *, strict: bool | None) -> Projection:
     return Projection(TARGET, spec.name, definition, is_strict, tuple(notes))
 
 
-def strict_budget_problem(projections: Iterable[Projection]) -> str | None:
-    """Why these strict tools cannot share one request, or None when they fit."""
-    strict = [p for p in projections if p.strict]
-    optional = unions = 0
-    for p in strict:
-        o, u = _count_optional_and_unions(p.definition["input_schema"])
-        optional += o
-        unions += u
+# ----------------------------------------------------------------------------- schema
+
+
+def convert_schema(
+    schema: Mapping[str, Any], *, strict: bool, insist: bool, name: str
+) -> tuple[JsonSchema, list[ConversionNote], bool]:
+    """Down-convert a canonical schema; returns (schema, notes, is_strict).
+
+    Non-strict Anthropic takes any JSON Schema with an object root. Strict takes
+    the structured-outputs subset; when the schema cannot be made strict the tool
+    goes non-strict with `strict_disabled` notes, or, with `insist`, this raises.
+    """
+    notes: list[ConversionNote] = []
+    loose = object_root(
+        drop_keywords(strip_extensions(schema, notes), _META, notes), notes, name
+    )
+    if not strict:
+        return loose, notes, False
+    strict_notes: list[ConversionNote] = []
+    result, blockers = _strict(loose, strict_notes)
+    if not blockers:
+        return result, notes + strict_notes, True
+    if insist:
+        lines = "".join(f"\n  {b.path or '/'}: {b.detail}" for b in blockers)
+        msg = f"Tool {name!r} cannot be strict on Anthropic:{lines}\nPass strict=False."
+        raise UnsupportedSchemaError(msg)
+    return loose, notes + blockers, False
+
+
+# Meta keywords no model needs; `$schema` in particular is refused by several targets.
+_META = ("$schema", "$id", "$comment")
+
+# https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations
+_STRICT_FORMATS = frozenset(
+    {
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "uri",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    }
+)
+_STRICT_KEEP = frozenset(
+    {
+        "type",
+        "description",
+        "title",
+        "enum",
+        "const",
+        "anyOf",
+        "allOf",
+        "$ref",
+        "$defs",
+        "definitions",
+        "default",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "format",
+        "pattern",
+        "minItems",
+    }
+)
+# Regex features the strict grammar cannot compile: backreferences, lookaround,
+# word boundaries (same doc). Oversized {n,m} is also refused but its limit is not
+# documented, so it is left to the API.
+_UNSAFE_REGEX = re.compile(r"\\[1-9bB]|\(\?<?[=!]")
+# Keywords meaning "keys beyond the declared ones"; strict must close every object.
+_FREE_KEYS = ("patternProperties", "unevaluatedProperties", "propertyNames")
+# Any of these pins down what a node accepts; a node with none takes any value.
+_TYPED_BY = ("type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const", "properties")
+
+
+def _strict_moves(keyword: str, value: Any, _node: Mapping[str, Any]) -> bool:
+    if keyword == "format":
+        return value not in _STRICT_FORMATS
+    if keyword == "pattern":
+        return not isinstance(value, str) or bool(_UNSAFE_REGEX.search(value))
+    if keyword == "minItems":
+        return value not in (0, 1)
+    return keyword not in _STRICT_KEEP
+
+
+def _strict(
+    schema: JsonSchema, notes: list[ConversionNote]
+) -> tuple[JsonSchema, list[ConversionNote]]:
+    blockers = [
+        ConversionNote(path, keyword, "strict_disabled", detail)
+        for path, keyword, detail in _strict_blockers(schema)
+    ]
+    if blockers:
+        return schema, blockers
+    schema = widen_tuples(one_of_to_any_of(schema, notes), notes)
+    schema = move_to_description(schema, _strict_moves, notes)
+
+    def close(node: JsonSchema, path: str) -> JsonSchema:
+        if is_object(node) and "additionalProperties" not in node:
+            node["additionalProperties"] = False
+            detail = (
+                "Object closed with additionalProperties: false (strict requires it)."
+            )
+            notes.append(
+                ConversionNote(path, "additionalProperties", "rewritten", detail)
+            )
+            return order_keys(node)
+        return node
+
+    return rewrite(schema, close), []
+
+
+def _strict_blockers(schema: JsonSchema) -> Iterator[tuple[str, str, str]]:
+    """Why `schema` cannot be strict: (pointer, keyword, sentence) per problem."""
+    cycle = _ref_cycle(schema)
+    if cycle:
+        yield (
+            "",
+            "$ref",
+            f"The schema is recursive ({cycle}); strict mode refuses recursion.",
+        )
+    for path, node in walk(schema):
+        where = path or "the root"
+        for keyword in _FREE_KEYS:
+            if keyword in node:
+                yield (
+                    path,
+                    keyword,
+                    f"{keyword} at {where} allows undeclared keys; "
+                    "strict needs closed objects.",
+                )
+        extra = node.get("additionalProperties", False)
+        if extra is not False:
+            yield (
+                path,
+                "additionalProperties",
+                f"The object at {where} takes free keys (a dict); "
+                "strict would send it as an empty object.",
+            )
+        elif (
+            path
+            and is_object(node)
+            and not node.get("properties")
+            and "additionalProperties" not in node
+        ):
+            yield (
+                path,
+                "properties",
+                f"The object at {where} declares no keys; "
+                "strict would send it as an empty object.",
+            )
+        if not any(k in node for k in _TYPED_BY):
+            yield path, "type", f"{where} accepts any JSON value; strict needs a type."
+        values = list(node.get("enum") or ()) + (
+            [node["const"]] if "const" in node else []
+        )
+        if any(isinstance(v, (dict, list)) for v in values):
+            yield (
+                path,
+                "enum",
+                f"The enum at {where} has object or array values; "
+                "strict takes primitives only.",
+            )
+        if any("$ref" in b for b in node.get("allOf") or () if isinstance(b, Mapping)):
+            yield (
+                path,
+                "allOf",
+                f"allOf with $ref at {where} is not supported in strict mode.",
+            )
+
+
+def _ref_cycle(schema: Mapping[str, Any]) -> str:
+    """A `$ref` cycle as `A -> B -> A`, or "" when the schema is not recursive."""
+    graph: dict[str, set[str]] = {}
+    for path, node in walk(schema):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            owner = _definition_of(path)
+            graph.setdefault(owner, set()).add(ref)
+    return _find_cycle(graph)
+
+
+def _definition_of(path: str) -> str:
+    """The `$ref` naming the definition that contains `path` ("#" for the root)."""
+    parts = path.split("/")
+    if len(parts) >= 3 and parts[1] in ("$defs", "definitions"):
+        return "#/" + "/".join(parts[1:3])
+    return "#"
+
+
+def _find_cycle(graph: Mapping[str, set[str]]) -> str:
+    done: set[str] = set()
+
+    def visit(ref: str, trail: tuple[str, ...]) -> str:
+        if ref in trail:
+            return " -> ".join((*trail[trail.index(ref) :], ref))
+        if ref in done:
+            return ""
+        for nxt in sorted(graph.get(ref, ())):
+            found = visit(nxt, (*trail, ref))
+            if found:
+                return found
+        done.add(ref)
+        return ""
+
+    for start in sorted(graph):
+        found = visit(start, ())
+        if found:
+            return found
+    return ""
+
+
+def object_root(
+    schema: Mapping[str, Any], notes: list[ConversionNote], name: str
+) -> JsonSchema:
+    """The schema with a plain object at its root, merging a root union if needed.
+
+    Anthropic (and Gemini) refuse `anyOf`/`oneOf`/`allOf` at the root ("input_schema
+    does not support oneOf, allOf, or anyOf at the top level", claude-code #27337),
+    which MCP servers often send. The branches' properties are merged into one
+    object (a key is required only when every alternative requires it) and the
+    alternatives are spelled out in the description; the invoker still checks the
+    original schema.
+
+    Raises:
+        UnsupportedSchemaError: the root is not an object and cannot be made one.
+    """
+    node = dict(schema)
+    for keyword in ("allOf", "anyOf", "oneOf"):
+        branches = node.get(keyword)
+        if isinstance(branches, list):
+            node = _merge_branches(node, keyword, branches, notes, name)
+    kinds = types_of(node)
+    if kinds and kinds != ("object",):
+        msg = (
+            f"Tool {name!r} takes {summarize(node)} at the root; tool arguments must "
+            "be a JSON object. Wrap the value in an object property."
+        )
+        raise UnsupportedSchemaError(msg)
+    if not kinds:
+        node["type"] = "object"
+    return order_keys(node)
+
+
+def _merge_branches(
+    node: JsonSchema,
+    keyword: str,
+    branches: list[Any],
+    notes: list[ConversionNote],
+    name: str,
+) -> JsonSchema:
+    defs = node.get("$defs") or {}
+    objects = []
+    for branch in branches:
+        if isinstance(branch, Mapping) and isinstance(branch.get("$ref"), str):
+            branch = defs.get(branch["$ref"].rsplit("/", 1)[-1], branch)
+        if not isinstance(branch, Mapping) or not is_object(branch):
+            msg = (
+                f"Tool {name!r} has a root {keyword} with a branch that is not an "
+                f"object ({summarize(branch)}); tool arguments must be a JSON object."
+            )
+            raise UnsupportedSchemaError(msg)
+        objects.append(branch)
+    merged = {k: v for k, v in node.items() if k != keyword}
+    properties: dict[str, Any] = dict(merged.get("properties") or {})
+    for branch in objects:
+        for key, sub in (branch.get("properties") or {}).items():
+            properties.setdefault(key, sub)
+    required_sets = [set(b.get("required") or ()) for b in objects]
+    own = list(merged.get("required") or ())
+    if keyword == "allOf":
+        extra = set().union(*required_sets)
+    else:
+        extra = set.intersection(*required_sets) if required_sets else set()
+    required = own + [k for k in properties if k in extra and k not in own]
+    merged["type"] = "object"
+    merged["properties"] = properties
+    if required:
+        merged["required"] = required
+    if all(b.get("additionalProperties") is False for b in objects):
+        merged["additionalProperties"] = False
+    if keyword != "allOf":
+        forms = " or ".join(
+            "{" + ", ".join(b.get("properties") or {}) + "}" for b in objects
+        )
+        merged = add_to_description(
+            merged, f"Send the keys of one of these forms: {forms}."
+        )
+    detail = f"Root {keyword} merged into one object (a union root is refused)."
+    notes.append(ConversionNote("", keyword, "rewritten", detail))
+    return merged
+
+
+def strict_budget_problem(schemas: Iterable[Mapping[str, Any]]) -> str | None:
+    """Why these strict input schemas cannot share one request, or None when they fit.
+
+    Counts follow the structured-outputs limits: every non-required property and
+    every union (`anyOf`, or a `type` list) in every strict schema of the request.
+    """
+    tools = optional = unions = 0
+    for schema in schemas:
+        tools += 1
+        for _path, node in walk(schema):
+            if is_object(node):
+                required = set(node.get("required") or ())
+                optional += sum(
+                    1 for key in node.get("properties") or {} if key not in required
+                )
+            if "anyOf" in node or len(types_of(node)) > 1:
+                unions += 1
     over = []
-    if len(strict) > MAX_STRICT_TOOLS:
-        over.append(f"{len(strict)} strict tools (at most {MAX_STRICT_TOOLS})")
+    if tools > MAX_STRICT_TOOLS:
+        over.append(f"{tools} strict tools (at most {MAX_STRICT_TOOLS})")
     if optional > MAX_OPTIONAL_PARAMS:
         over.append(f"{optional} optional parameters (at most {MAX_OPTIONAL_PARAMS})")
     if unions > MAX_UNION_PARAMS:
@@ -124,13 +460,15 @@ def strict_budget_problem(projections: Iterable[Projection]) -> str | None:
     if not over:
         return None
     return (
-        "Anthropic caps strict tools per request, and this request has "
+        "Anthropic caps strict tools per request, and these tools have "
         + ", ".join(over)
         + ". Pass strict=False, mark fewer tools strict, or send fewer tools."
     )
 
 
-def format_tool_choice(choice: ToolChoice = "auto", *, parallel: bool = True) -> dict[str, Any]:
+def format_tool_choice(
+    choice: ToolChoice = "auto", *, parallel: bool = True
+) -> dict[str, Any]:
     """The `tool_choice` request parameter.
 
     `"required"` becomes `any`, one named tool becomes `tool`. With `parallel=False`
@@ -168,20 +506,20 @@ def parse_calls(response: Any) -> list[ToolCall]:
     stream events (SDK objects or dicts); streamed `input_json_delta` fragments are
     joined and left as JSON text, so malformed input becomes an error result.
     """
-    content = _get(response, "content")
+    content = get(response, "content")
     if content is None and not isinstance(response, Mapping):
         items = list(response)
-        if any(_get(item, "type") in _STREAM_EVENTS for item in items):
+        if any(get(item, "type") in _STREAM_EVENTS for item in items):
             return _calls_from_events(items)
         content = items
     calls = []
     for block in content or ():
-        if _get(block, "type") == "tool_use":
+        if get(block, "type") == "tool_use":
             calls.append(
                 ToolCall(
-                    id=str(_get(block, "id")),
-                    name=str(_get(block, "name")),
-                    arguments=_get(block, "input") or {},
+                    id=str(get(block, "id")),
+                    name=str(get(block, "name")),
+                    arguments=get(block, "input") or {},
                 )
             )
     return calls
@@ -191,22 +529,22 @@ def _calls_from_events(events: Iterable[Any]) -> list[ToolCall]:
     started: dict[int, tuple[str, str, Any]] = {}
     fragments: dict[int, list[str]] = {}
     for event in events:
-        kind = _get(event, "type")
+        kind = get(event, "type")
         if kind == "content_block_start":
-            block = _get(event, "content_block")
-            if _get(block, "type") == "tool_use":
-                index = int(_get(event, "index"))
+            block = get(event, "content_block")
+            if get(block, "type") == "tool_use":
+                index = int(get(event, "index"))
                 started[index] = (
-                    str(_get(block, "id")),
-                    str(_get(block, "name")),
-                    _get(block, "input") or {},
+                    str(get(block, "id")),
+                    str(get(block, "name")),
+                    get(block, "input") or {},
                 )
                 fragments[index] = []
         elif kind == "content_block_delta":
-            delta = _get(event, "delta")
-            index = int(_get(event, "index"))
-            if _get(delta, "type") == "input_json_delta" and index in fragments:
-                fragments[index].append(str(_get(delta, "partial_json")))
+            delta = get(event, "delta")
+            index = int(get(event, "index"))
+            if get(delta, "type") == "input_json_delta" and index in fragments:
+                fragments[index].append(str(get(delta, "partial_json")))
     calls = []
     for index in sorted(started):
         call_id, name, initial = started[index]
@@ -227,11 +565,11 @@ def format_results(
     is answered with an error result saying it was not run.
     """
     blocks = []
-    for outcome in correlate(outcomes, calls):
-        if outcome.call_id is None:
-            msg = f"The result of {outcome.tool_name!r} has no call_id to answer."
-            raise ValueError(msg)
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": outcome.call_id}
+    for outcome in answer_all(outcomes, calls):
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": require_id(outcome, "Anthropic"),
+        }
         content = _result_content(outcome)
         if content:
             block["content"] = content
@@ -249,52 +587,13 @@ def _result_content(outcome: ToolOutcome) -> str | list[dict[str, Any]]:
         if isinstance(part, (TextPart, JsonPart)):
             blocks.append({"type": "text", "text": part.text})
         elif part.mime_type in _IMAGE_TYPES:
-            source = {"type": "base64", "media_type": part.mime_type, "data": part.base64}
+            source = {
+                "type": "base64",
+                "media_type": part.mime_type,
+                "data": part.base64,
+            }
             blocks.append({"type": "image", "source": source})
         else:
-            note = f"[An image of type {part.mime_type} was left out: Claude reads jpeg, png, gif and webp.]"
+            note = _IMAGE_LEFT_OUT.format(part.mime_type)
             blocks.append({"type": "text", "text": note})
     return blocks
-
-
-def correlate(
-    outcomes: Iterable[ToolOutcome], calls: Iterable[ToolCall] | None
-) -> list[ToolOutcome]:
-    """Outcomes in call order, with a `not_run` error for every unanswered call.
-
-    Without `calls` the outcomes are returned as given.
-
-    Raises:
-        ValueError: an outcome answers no call in `calls`, or two answer the same.
-    """
-    outcomes = list(outcomes)
-    if calls is None:
-        return outcomes
-    by_id: dict[str | None, ToolOutcome] = {}
-    for outcome in outcomes:
-        if outcome.call_id in by_id:
-            msg = f"Two results answer call {outcome.call_id!r}."
-            raise ValueError(msg)
-        by_id[outcome.call_id] = outcome
-    ordered = []
-    for call in calls:
-        found = by_id.pop(call.id, None)
-        if found is None:
-            found = ToolOutcome.failure(
-                "not_run",
-                f"Tool {call.name!r} was not run, so this call has no result.",
-                tool_name=call.name,
-                call_id=call.id,
-            )
-        ordered.append(found)
-    if by_id:
-        msg = f"Results answer calls that were not made: {sorted(map(str, by_id))}."
-        raise ValueError(msg)
-    return ordered
-
-
-def _get(obj: Any, key: str) -> Any:
-    """`obj[key]` for dicts, `obj.key` for SDK objects, None when absent."""
-    if isinstance(obj, Mapping):
-        return obj.get(key)
-    return getattr(obj, key, None)

@@ -11,14 +11,16 @@ tool choice, and it refuses a request whose history holds tool blocks without a
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolcast._content import ImagePart, JsonPart, TextPart
+from toolcast._content import JsonPart, TextPart
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
+from toolcast.providers._common import answer_all, check_names, require_id
 from toolcast.providers._projection import (
     Projection,
     ToolChoice,
@@ -28,11 +30,7 @@ from toolcast.providers._projection import (
 )
 
 # Claude on Bedrock shares Anthropic's strict grammar, so it shares its rules.
-from toolcast.providers.anthropic import (
-    convert_schema,
-    correlate,
-    strict_budget_problem,
-)
+from toolcast.providers.anthropic import convert_schema, strict_budget_problem
 
 __all__ = (
     "format_results",
@@ -52,6 +50,10 @@ _IMAGE_FORMATS = {
     "image/webp": "webp",
 }
 
+_IMAGE_LEFT_OUT = (
+    "[An image of type {} was left out: Converse reads png, jpeg, gif and webp.]"
+)
+
 # Converse rejects empty text blocks ("text content blocks must be non-empty",
 # hermes-agent #55092), and `toolResult.content` is required.
 _NO_OUTPUT = "(no output)"
@@ -69,16 +71,21 @@ def format_tools(
             strict caps cannot be honoured.
     """
     specs = specs_of(tools)
+    check_names(specs, "Bedrock")
     projections = [project(spec, strict=strict) for spec in specs]
     problem = strict_budget_problem(
         p.definition["toolSpec"]["inputSchema"]["json"] for p in projections if p.strict
     )
     if problem is None:
-        return [dict(p.definition) for p in projections]
+        return [copy.deepcopy(dict(p.definition)) for p in projections]
     if strict:
         raise UnsupportedSchemaError(problem)
-    warnings.warn(f"{problem} Sending every tool non-strict for this request.", stacklevel=2)
-    return [dict(project(spec, strict=False).definition) for spec in specs]
+    warnings.warn(
+        f"{problem} Sending every tool non-strict for this request.", stacklevel=2
+    )
+    return [
+        copy.deepcopy(dict(project(spec, strict=False).definition)) for spec in specs
+    ]
 
 
 def project(tool: Any, *, strict: bool | None = None) -> Projection:
@@ -88,9 +95,11 @@ def project(tool: Any, *, strict: bool | None = None) -> Projection:
 
 
 def _project(spec: ToolSpec, strict: bool | None) -> Projection:
-    want = spec.strict if strict is None else strict
     schema, notes, is_strict = convert_schema(
-        spec.input_schema, strict=want, required_strict=strict is True, where=spec.name
+        spec.input_schema,
+        strict=spec.strict if strict is None else strict,
+        insist=strict is True,
+        name=spec.name,
     )
     tool_spec: dict[str, Any] = {"name": spec.name}
     if spec.description:  # the service model gives `description` a minimum length of 1
@@ -98,11 +107,13 @@ def _project(spec: ToolSpec, strict: bool | None) -> Projection:
     tool_spec["inputSchema"] = {"json": schema}
     if is_strict:
         tool_spec["strict"] = True
-    return Projection(TARGET, spec.name, {"toolSpec": tool_spec}, is_strict, tuple(notes))
+    return Projection(
+        TARGET, spec.name, {"toolSpec": tool_spec}, is_strict, tuple(notes)
+    )
 
 
 def format_tool_choice(choice: ToolChoice = "auto") -> dict[str, Any]:
-    """The `toolConfig.toolChoice` union: `{"auto": {}}`, `{"any": {}}` or `{"tool": {"name": ...}}`.
+    """The `toolConfig.toolChoice` union: `auto`, `any` or `tool` (with a name).
 
     Raises:
         ValueError: for "none" (Converse has no such member) and for a choice
@@ -151,14 +162,20 @@ def parse_calls(response: Any) -> list[ToolCall]:
         use = block.get("toolUse")
         if use is not None:
             calls.append(
-                ToolCall(id=use["toolUseId"], name=use["name"], arguments=use.get("input") or {})
+                ToolCall(
+                    id=use["toolUseId"],
+                    name=use["name"],
+                    arguments=use.get("input") or {},
+                )
             )
     return calls
 
 
 def _is_event(item: Any) -> bool:
     return isinstance(item, Mapping) and (
-        "contentBlockStart" in item or "contentBlockDelta" in item or "messageStart" in item
+        "contentBlockStart" in item
+        or "contentBlockDelta" in item
+        or "messageStart" in item
     )
 
 
@@ -180,7 +197,11 @@ def _calls_from_events(events: Iterable[Mapping[str, Any]]) -> list[ToolCall]:
             if use is not None and index in fragments:
                 fragments[index].append(use.get("input", ""))
     return [
-        ToolCall(id=started[i][0], name=started[i][1], arguments="".join(fragments[i]) or "{}")
+        ToolCall(
+            id=started[i][0],
+            name=started[i][1],
+            arguments="".join(fragments[i]) or "{}",
+        )
         for i in sorted(started)
     ]
 
@@ -201,12 +222,9 @@ def format_results(
             Claude and Nova models; pass False for models that refuse it.
     """
     blocks = []
-    for outcome in correlate(outcomes, calls):
-        if outcome.call_id is None:
-            msg = f"The result of {outcome.tool_name!r} has no call_id to answer."
-            raise ValueError(msg)
+    for outcome in answer_all(outcomes, calls):
         result: dict[str, Any] = {
-            "toolUseId": outcome.call_id,
+            "toolUseId": require_id(outcome, "Bedrock"),
             "content": _result_content(outcome),
         }
         if status:
@@ -225,10 +243,13 @@ def _result_content(outcome: ToolOutcome) -> list[dict[str, Any]]:
         elif isinstance(part, (TextPart, JsonPart)):
             if part.text:
                 blocks.append({"text": part.text})
-        elif isinstance(part, ImagePart) and part.mime_type in _IMAGE_FORMATS:
-            image = {"format": _IMAGE_FORMATS[part.mime_type], "source": {"bytes": part.data}}
+        elif part.mime_type in _IMAGE_FORMATS:
+            image = {
+                "format": _IMAGE_FORMATS[part.mime_type],
+                "source": {"bytes": part.data},
+            }
             blocks.append({"image": image})
         else:
-            note = f"[An image of type {part.mime_type} was left out: Converse reads png, jpeg, gif and webp.]"
+            note = _IMAGE_LEFT_OUT.format(part.mime_type)
             blocks.append({"text": note})
     return blocks or [{"text": _NO_OUTPUT}]

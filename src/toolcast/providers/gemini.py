@@ -1,4 +1,4 @@
-"""Google Gemini (google-genai / REST): function declarations, calling config, calls, responses.
+"""Google Gemini (google-genai / REST): declarations, calling config, calls, responses.
 
 Two schema variants: `parametersJsonSchema` (JSON Schema, the default) and the
 OpenAPI-subset `parameters`, which the Live API still needs
@@ -14,24 +14,42 @@ responses are matched by name and order, as the API does.
 from __future__ import annotations
 
 import base64
+import copy
 import json
+import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
-
-from typing_extensions import TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from toolcast._content import ImagePart, JsonPart
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
+from toolcast.providers._common import answer_all
 from toolcast.providers._projection import (
+    ConversionNote,
     Projection,
     ToolChoice,
     cached_projection,
     normalize_choice,
     specs_of,
 )
-from toolcast.providers.anthropic import correlate
+from toolcast.providers._schema import (
+    const_to_enum,
+    drop_keywords,
+    inline_refs,
+    isolate_refs,
+    move_to_description,
+    one_of_to_any_of,
+    order_keys,
+    rewrite,
+    strip_extensions,
+    to_nullable_keyword,
+    types_of,
+    walk,
+    widen_tuples,
+)
+from toolcast.providers.anthropic import object_root
+from toolcast.typing import JsonSchema
 
 __all__ = (
     "Api",
@@ -47,7 +65,7 @@ __all__ = (
 TARGET = "gemini"
 
 Variant: TypeAlias = Literal["json_schema", "openapi"]
-"""`json_schema` fills `parametersJsonSchema`; `openapi` fills `parameters` (Live API)."""
+"""`json_schema` fills `parametersJsonSchema`; `openapi` fills `parameters` (Live)."""
 
 Api: TypeAlias = Literal["gemini", "vertex"]
 """The Gemini Developer API or Vertex AI (they differ on `additionalProperties`)."""
@@ -78,7 +96,7 @@ def format_tools(
     """
     del strict  # no per-declaration flag on this target (see docstring)
     declarations = [
-        dict(project(spec, variant=variant, api=api).definition)
+        copy.deepcopy(dict(project(spec, variant=variant, api=api).definition))
         for spec in specs_of(tools)
     ]
     return [{"functionDeclarations": declarations}] if declarations else []
@@ -96,16 +114,206 @@ def project(
 
 def _project(spec: ToolSpec, variant: Variant, api: Api) -> Projection:
     if spec.name[0] not in _NAME_START:
-        msg = f"Gemini function names must start with a letter or '_'; rename {spec.name!r}."
+        msg = f"Gemini function names start with a letter or '_'; rename {spec.name!r}."
         raise UnsupportedSchemaError(msg)
     declaration: dict[str, Any] = {"name": spec.name}
     if spec.description:
         declaration["description"] = spec.description
-    schema, notes = convert_schema(spec.input_schema, variant=variant, api=api, where=spec.name)
+    schema, notes = convert_schema(
+        spec.input_schema, variant=variant, api=api, name=spec.name
+    )
     if schema is not None:
         key = "parametersJsonSchema" if variant == "json_schema" else "parameters"
         declaration[key] = schema
     return Projection(TARGET, spec.name, declaration, False, tuple(notes))
+
+
+# ----------------------------------------------------------------------------- schema
+
+# https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/GenerationConfig
+# (responseJsonSchema: the JSON Schema keywords Gemini reads); the rest is described.
+_JSON_KEEP = frozenset(
+    {
+        "$id",
+        "$defs",
+        "$ref",
+        "$anchor",
+        "type",
+        "format",
+        "title",
+        "description",
+        "enum",
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "anyOf",
+        "properties",
+        "additionalProperties",
+        "required",
+        "propertyOrdering",
+    }
+)
+# google-genai `types.Schema`, the OpenAPI 3.0 subset behind `parameters`.
+_OPENAPI_KEEP = frozenset(
+    {
+        "type",
+        "nullable",
+        "format",
+        "title",
+        "description",
+        "enum",
+        "items",
+        "minItems",
+        "maxItems",
+        "properties",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "default",
+        "example",
+        "anyOf",
+        "propertyOrdering",
+        "additionalProperties",
+    }
+)
+# "format: only 'enum' and 'date-time' are supported for STRING type" (gemini-cli
+# #3178); numeric formats are the OpenAPI ones the Schema docstring lists.
+_FORMATS = frozenset({"enum", "date-time", "float", "double", "int32", "int64"})
+_META = ("$schema", "$comment")
+# https://ai.google.dev/api/caching#FunctionDeclaration: parameter names "must start
+# with a letter or an underscore and must only contain chars a-z, A-Z, 0-9, or
+# underscores with a maximum length of 64".
+_PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
+
+
+def convert_schema(
+    schema: Mapping[str, Any], *, variant: Variant, api: Api, name: str
+) -> tuple[JsonSchema | None, list[ConversionNote]]:
+    """Down-convert a canonical schema; None means "send no parameters".
+
+    Raises:
+        UnsupportedSchemaError: the `openapi` variant met a recursive schema, an
+            `allOf`, or a parameter name Gemini refuses.
+    """
+    notes: list[ConversionNote] = []
+    node = drop_keywords(strip_extensions(schema, notes), _META, notes)
+    node = object_root(node, notes, name)
+    node = one_of_to_any_of(const_to_enum(node, notes), notes)
+    if variant == "json_schema":
+        # A `$ref` may only have `$` siblings (responseJsonSchema field docs).
+        node = _split_null_enums(isolate_refs(node), notes)
+        node = move_to_description(node, _json_moves, notes)
+    else:
+        node = _openapi(node, api, notes, name)
+    if not node.get("properties") and not isinstance(
+        node.get("additionalProperties"), Mapping
+    ):
+        # "properties: should be non-empty for OBJECT type" (vercel/ai #3371); a
+        # declaration without parameters is how the API spells "no arguments".
+        return None, notes
+    return node, notes
+
+
+def _json_moves(keyword: str, value: Any, _node: Mapping[str, Any]) -> bool:
+    if keyword == "enum":
+        return not all(_is_str_or_number(v) for v in value)
+    if keyword == "format":
+        return value not in _FORMATS
+    return keyword not in _JSON_KEEP
+
+
+def _openapi(
+    node: JsonSchema, api: Api, notes: list[ConversionNote], name: str
+) -> JsonSchema:
+    node = inline_refs(node, target="Gemini's OpenAPI `parameters` (Live API)")
+    for path, sub in walk(node):
+        if "allOf" in sub:
+            msg = (
+                f"Tool {name!r} uses allOf at {path or '/'}, which Gemini's OpenAPI "
+                "`parameters` cannot express; use variant='json_schema' or merge it."
+            )
+            raise UnsupportedSchemaError(msg)
+    node = to_nullable_keyword(widen_tuples(node, notes), notes)
+    if api == "gemini":
+        # "additionalProperties ... is only supported in Vertex" (google-genai
+        # `_transformers.process_schema`; "Unknown name", pydantic-ai #3538).
+        node = drop_keywords(
+            node,
+            lambda k, v, _n: k == "additionalProperties" and v is False,
+            notes,
+            reason="the Gemini Developer API does not accept it (Vertex AI does)",
+        )
+    node = move_to_description(
+        node, lambda k, v, n: _openapi_moves(k, v, n, api), notes
+    )
+    for key in node.get("properties") or {}:
+        if not _PARAM_NAME.match(key):
+            msg = (
+                f"Tool {name!r} has a parameter {key!r}; Gemini parameter names start "
+                "with a letter or '_' and use only letters, digits and '_' (max 64)."
+            )
+            raise UnsupportedSchemaError(msg)
+    return rewrite(node, _openapi_node)
+
+
+def _openapi_moves(keyword: str, value: Any, node: Mapping[str, Any], api: Api) -> bool:
+    if keyword == "enum":
+        # Schema.enum is a list of strings ("enum only allowed for STRING type").
+        return not (
+            types_of(node) in ((), ("string",))
+            and all(isinstance(v, str) for v in value)
+        )
+    if keyword == "format":
+        return value not in _FORMATS
+    if keyword == "additionalProperties":
+        return api == "gemini"
+    return keyword not in _OPENAPI_KEEP
+
+
+def _openapi_node(node: JsonSchema, _path: str) -> JsonSchema:
+    kind = node.get("type")
+    if "enum" in node and kind is None:
+        node["type"] = kind = "string"
+    if isinstance(kind, str):
+        # The proto enum names (google-genai `types.Type`), as the SDK sends them.
+        node["type"] = kind.upper()
+    return order_keys(node)
+
+
+def _split_null_enums(schema: JsonSchema, notes: list[ConversionNote]) -> JsonSchema:
+    """`enum: [..., null]` becomes `anyOf: [{enum: [...]}, {type: "null"}]`.
+
+    Gemini's JSON Schema enums hold strings and numbers only, while `type: "null"`
+    is native, so an optional enum keeps its values and its null this way.
+    """
+
+    def step(node: JsonSchema, path: str) -> JsonSchema:
+        values = node.get("enum")
+        if not isinstance(values, list) or None not in values or values == [None]:
+            return node
+        inner: JsonSchema = {"enum": [v for v in values if v is not None]}
+        kinds = [k for k in types_of(node) if k != "null"]
+        if kinds:
+            inner = {"type": kinds[0] if len(kinds) == 1 else kinds, **inner}
+        outer = {k: v for k, v in node.items() if k not in ("type", "enum")}
+        outer["anyOf"] = [order_keys(inner), {"type": "null"}]
+        detail = "null taken out of the enum into a separate null branch."
+        notes.append(ConversionNote(path, "enum", "rewritten", detail))
+        return order_keys(outer)
+
+    return rewrite(schema, step)
+
+
+def _is_str_or_number(value: Any) -> bool:
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 
 def format_tool_choice(
@@ -138,7 +346,7 @@ def parse_calls(response: Any) -> list[ToolCall]:
     parts, or the chunks of a stream. A call's thought signature goes to
     `provider_data["thought_signature"]`; a call without an id gets a synthetic one.
     """
-    calls = []
+    calls: list[ToolCall] = []
     for part in _parts_of(response):
         call = _get(part, "function_call", "functionCall")
         if call is None:
@@ -152,7 +360,9 @@ def parse_calls(response: Any) -> list[ToolCall]:
                 signature = base64.b64encode(signature).decode("ascii")
             data[THOUGHT_SIGNATURE] = signature
         args = _get(call, "args") or {}
-        calls.append(ToolCall(id=str(call_id), name=name, arguments=args, provider_data=data))
+        calls.append(
+            ToolCall(id=str(call_id), name=name, arguments=args, provider_data=data)
+        )
     return calls
 
 
@@ -171,7 +381,9 @@ def _parts_of(response: Any) -> list[Any]:
     return items
 
 
-def format_calls(calls: Iterable[ToolCall], *, text: str | None = None) -> dict[str, Any]:
+def format_calls(
+    calls: Iterable[ToolCall], *, text: str | None = None
+) -> dict[str, Any]:
     """The model turn that made `calls`, thought signatures included, for history.
 
     Use it when the conversation is rebuilt from `ToolCall`s rather than by
@@ -215,7 +427,7 @@ def format_results(
     call gets an error response saying it was not run.
     """
     parts = []
-    for outcome in correlate(outcomes, calls):
+    for outcome in answer_all(outcomes, calls):
         response: dict[str, Any] = {}
         call_id = outcome.call_id
         if call_id is not None and not call_id.startswith(SYNTHETIC_ID_PREFIX):
@@ -229,7 +441,8 @@ def format_results(
         if images:
             # Gemini 3 takes media inside the function response itself.
             response["parts"] = [
-                {"inlineData": {"mimeType": p.mime_type, "data": p.base64}} for p in images
+                {"inlineData": {"mimeType": p.mime_type, "data": p.base64}}
+                for p in images
             ]
         parts.append({"functionResponse": response})
     return {"role": "user", "parts": parts}
@@ -237,7 +450,11 @@ def format_results(
 
 def _output(outcome: ToolOutcome) -> Any:
     value = outcome.structured
-    if value is None and len(outcome.content) == 1 and isinstance(outcome.content[0], JsonPart):
+    if (
+        value is None
+        and len(outcome.content) == 1
+        and isinstance(outcome.content[0], JsonPart)
+    ):
         value = outcome.content[0].value
     if value is None:
         return outcome.text
@@ -251,7 +468,8 @@ def _output(outcome: ToolOutcome) -> Any:
 def _mentions_ref(value: Any) -> bool:
     if isinstance(value, Mapping):
         return any(
-            key in ("$ref", "$defs") or _mentions_ref(item) for key, item in value.items()
+            key in ("$ref", "$defs") or _mentions_ref(item)
+            for key, item in value.items()
         )
     if isinstance(value, (list, tuple)):
         return any(_mentions_ref(item) for item in value)

@@ -299,6 +299,7 @@ def parse_calls(request: Any) -> list[ToolCall]:
 
 
 def _parse_one(item: Any, index: int) -> ToolCall | None:
+    item = _wire(item)
     method = _get(item, "method")
     if method is not None:
         if method != "tools/call":
@@ -307,6 +308,7 @@ def _parse_one(item: Any, index: int) -> ToolCall | None:
         request_id = _get(item, "id")
     else:
         params, request_id = item, None
+    params = _wire(params)
     name = _get(params, "name")
     if not isinstance(name, str) or not name:
         msg = f"A tools/call request needs a tool name in params.name, got {params!r}."
@@ -323,8 +325,6 @@ def _parse_one(item: Any, index: int) -> ToolCall | None:
     if request_id is not None:
         provider_data["jsonrpc_id"] = request_id
     meta = _get(params, "_meta")
-    if meta is None and not isinstance(params, Mapping):
-        meta = getattr(params, "meta", None)
     if meta:
         provider_data["meta"] = meta
     call_id = f"call_{index}" if request_id is None else str(request_id)
@@ -347,23 +347,24 @@ def format_results(
     without them it is sent whenever the outcome has a structured value.
     """
     version = _check_version(protocol_version)
-    schemas: dict[str, Mapping[str, Any] | None] | None = None
+    specs: dict[str, ToolSpec] | None = None
     if tools is not None:
-        schemas = {}
+        specs = {}
         for spec in specs_of(tools):
             for name in (spec.name, *spec.aliases):
-                schemas[name] = spec.output_schema
-    return [_result(outcome, schemas, version) for outcome in outcomes]
+                specs[name] = spec
+    return [_result(outcome, specs, version) for outcome in outcomes]
 
 
 def _result(
-    outcome: ToolOutcome,
-    schemas: Mapping[str, Mapping[str, Any] | None] | None,
-    version: str,
+    outcome: ToolOutcome, specs: Mapping[str, ToolSpec] | None, version: str
 ) -> dict[str, Any]:
     result: dict[str, Any] = {"content": [_content_block(p) for p in outcome.content]}
+    spec = None if specs is None else specs.get(outcome.tool_name)
+    schema = None if spec is None else spec.output_schema
     structured = outcome.structured
-    schema = None if schemas is None else schemas.get(outcome.tool_name)
+    if structured is None and spec is not None and spec.envelope:
+        structured = _enveloped_value(outcome)
     send = (schema is not None or structured is not None) and not outcome.is_error
     if send and _at_least(version, _STRUCTURED_SINCE):
         if schema is not None:
@@ -383,10 +384,29 @@ def _result(
     return result
 
 
+def _enveloped_value(outcome: ToolOutcome) -> Any:
+    """The `result` of a `{"schema": ..., "result": ...}` envelope the model got."""
+    # `structuredContent` must match `outputSchema`, which describes the bare value.
+    for part in outcome.content:
+        if isinstance(part, JsonPart):
+            value = part.value
+            if isinstance(value, Mapping) and "result" in value:
+                return value["result"]
+    return None
+
+
 def _content_block(part: TextPart | JsonPart | ImagePart) -> dict[str, Any]:
     if isinstance(part, ImagePart):
         return {"type": "image", "data": part.base64, "mimeType": part.mime_type}
     return {"type": "text", "text": part.text}
+
+
+def _wire(obj: Any) -> Any:
+    """An SDK (pydantic) object as its wire dict; anything else as it is."""
+    dump = getattr(obj, "model_dump", None)
+    if isinstance(obj, Mapping) or not callable(dump):
+        return obj
+    return dump(by_alias=True, exclude_none=True, mode="json")
 
 
 def _get(obj: Any, key: str) -> Any:

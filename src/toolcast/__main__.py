@@ -1,0 +1,7 @@
+"""`python -m toolcast`: the same command line as the `toolcast` script."""
+
+from __future__ import annotations
+
+from toolcast._cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,780 @@
+"""The `toolcast` command: inspect tools, call one, lock and check them, run the demo.
+
+A TARGET names tools the way a host would: `module` (scanned like
+`Catalog.from_modules`), `module:attribute`, or a file path (`tools.py`,
+`tools.py:attribute`). The attribute may be a function, a `Tool`, a list of them,
+a `Catalog`, a `ToolSet`, or a zero-argument factory returning one of those.
+Results go to stdout (JSON when piped), diagnostics to stderr. Exit codes: 0 ok,
+1 a tool or schema error, 2 a usage error; every error message names the fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import pkgutil
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, TextIO
+
+from toolcast._decorator import options_of
+from toolcast._frozen import thaw
+from toolcast._spec import ToolCall, ToolSpec
+from toolcast._tool import Tool
+from toolcast.errors import ToolcastError
+
+__all__ = ("Style", "compact_json", "main", "use_color")
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+_KINDS = "a function, a Tool, a list of them, a Catalog, a ToolSet, or a factory"
+_TARGET_HELP = "module, module:attribute, or path/to/file.py[:attribute]"
+_EPILOG = """\
+examples:
+  toolcast demo
+  toolcast inspect toolcast.examples:catalog --provider anthropic
+  toolcast call toolcast.examples.places find_places '{"query": "Paris"}'
+  toolcast lock myapp.tools -o tools.lock.json
+  toolcast check myapp.tools tools.lock.json
+
+exit codes: 0 ok, 1 a tool or schema error, 2 a usage error.
+"""
+
+
+class _Usage(Exception):
+    """The command line asks for something that cannot be (exit 2)."""
+
+
+class _Failed(Exception):
+    """The tools themselves are at fault (exit 1)."""
+
+
+# --------------------------------------------------------------------------- style
+
+
+def use_color(stream: TextIO) -> bool:
+    """Colour on terminals only; NO_COLOR and FORCE_COLOR override (no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+
+
+class Style:
+    """ANSI styling that turns into plain text when colour is off."""
+
+    _CODES: Mapping[str, str] = {
+        "bold": "1",
+        "dim": "2",
+        "red": "31",
+        "green": "32",
+        "yellow": "33",
+        "blue": "34",
+        "magenta": "35",
+        "cyan": "36",
+    }
+
+    def __init__(self, *, color: bool) -> None:
+        self.color = color
+
+    def __call__(self, text: str, *styles: str) -> str:
+        """`text` wrapped in the given styles (`"bold"`, `"red"`, ...)."""
+        if not self.color or not styles or not text:
+            return text
+        codes = ";".join(self._CODES[s] for s in styles)
+        return f"\x1b[{codes}m{text}\x1b[0m"
+
+
+def compact_json(value: Any, *, width: int = 88, indent: str = "") -> str:
+    """JSON laid out for reading: a value that fits in `width` stays on one line."""
+    flat = json.dumps(value, ensure_ascii=False)
+    if (
+        len(indent) + len(flat) <= width
+        or not isinstance(value, (dict, list))
+        or not value
+    ):
+        return flat
+    inner = indent + "  "
+    if isinstance(value, dict):
+        items = [
+            f"{inner}{json.dumps(k, ensure_ascii=False)}: "
+            + compact_json(v, width=width, indent=inner).lstrip()
+            for k, v in value.items()
+        ]
+        return "{\n" + ",\n".join(items) + f"\n{indent}}}"
+    items = [inner + compact_json(v, width=width, indent=inner).lstrip() for v in value]
+    return "[\n" + ",\n".join(items) + f"\n{indent}]"
+
+
+# --------------------------------------------------------------------------- targets
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One tool as the CLI lists it."""
+
+    tool: Tool
+    toolbox: str | None
+    selector: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """What a TARGET resolved to: a catalog or a tool set, and its entries in order."""
+
+    label: str
+    source: Any  # Catalog | ToolSet; both have resolve/get/toolboxes
+    entries: tuple[_Entry, ...]
+
+    def find(self, name: str) -> Tool | None:
+        return self.source.get(name)  # type: ignore[no-any-return]
+
+
+def _import_module(name: str) -> ModuleType:
+    # Console scripts do not put the working directory on sys.path, `python -m`
+    # does; add it so both spellings find the user's modules alike.
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (
+            name == exc.name or name.startswith(exc.name + ".")
+        ):
+            msg = (
+                f"cannot import {name!r}: no module named {exc.name!r}. Run toolcast "
+                "from the directory that holds it, install its package, or pass a "
+                "file path (path/to/tools.py)."
+            )
+            raise _Usage(msg) from None
+        raise _Failed(_import_failed(name, exc)) from exc
+    except ToolcastError:
+        raise
+    except Exception as exc:
+        raise _Failed(_import_failed(name, exc)) from exc
+
+
+def _import_failed(name: str, exc: BaseException) -> str:
+    return f"importing {name!r} failed: {type(exc).__name__}: {exc}"
+
+
+def _import_file(path: Path) -> ModuleType:
+    if not path.is_file():
+        msg = f"no such file: {path}. Check the path, or name a module instead."
+        raise _Usage(msg)
+    name = path.stem
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None or not name.isidentifier():
+        msg = f"cannot load {path} as a Python module: name it like `tools.py`."
+        raise _Usage(msg)
+    module = importlib.util.module_from_spec(spec)
+    # Registered before running, as `import` would, so dataclasses and
+    # `from __future__ import annotations` can find the module's namespace.
+    sys.modules[name] = module
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    try:
+        spec.loader.exec_module(module)
+    except ToolcastError:
+        raise
+    except Exception as exc:
+        raise _Failed(_import_failed(str(path), exc)) from exc
+    return module
+
+
+def _split_target(target: str) -> tuple[str, str]:
+    # `C:\tools.py` must not split at the drive letter's colon.
+    head, sep, attribute = target.rpartition(":")
+    if not sep or not head or "/" in attribute or "\\" in attribute:
+        return target, ""
+    return head, attribute
+
+
+def _default_resolver() -> Any:
+    from toolcast._discovery import FactoryResolver
+
+    # Method tools need an instance; from the command line the natural one is
+    # the class built with no arguments, one per class for the whole run.
+    return FactoryResolver(lambda cls: cls(), per_call=False)
+
+
+def load_source(target: str, *, recursive: bool = False) -> _Source:
+    """Resolve a TARGET into the catalog or tool set it names."""
+    from toolcast._catalog import Catalog, ToolSet
+
+    where, attribute = _split_target(target)
+    is_file = where.endswith(".py") or os.sep in where or "/" in where
+    module = _import_file(Path(where)) if is_file else _import_module(where)
+    if not attribute:
+        source: Any = Catalog.from_modules(
+            module, recursive=recursive, resolver=_default_resolver(), cache=False
+        )
+        if not len(source):
+            msg = (
+                f"{where} defines no tools. Mark functions with @toolcast.tool, "
+                f"or point at one with {where}:NAME ({_KINDS})."
+            )
+            raise _Usage(msg)
+    else:
+        value = _attribute(module, where, attribute)
+        if not isinstance(value, (Catalog, ToolSet)):
+            value = _as_catalog(value, target)
+        source = value
+    return _Source(target, source, tuple(_entries(source)))
+
+
+def _attribute(module: ModuleType, where: str, attribute: str) -> Any:
+    value: Any = module
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            found = sorted(
+                n for n, v in vars(module).items() if options_of(v) is not None
+            )
+            hint = f" It defines these tools: {', '.join(found)}." if found else ""
+            msg = f"{where} has no attribute {attribute!r}.{hint}"
+            raise _Usage(msg)
+        value = getattr(value, part)
+    if (
+        inspect.isfunction(value)
+        and options_of(value) is None
+        and not inspect.signature(value).parameters
+    ):
+        # An undecorated function with no parameters is a factory, as for
+        # `toolcast lock`: its result is the target.
+        value = value()
+    return value
+
+
+def _as_catalog(value: Any, target: str) -> Any:
+    from toolcast._catalog import Catalog
+
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    for item in items:
+        if not (isinstance(item, Tool) or callable(item)) or isinstance(
+            item, (str, bytes)
+        ):
+            msg = f"{target} is a {type(item).__name__}; point TARGET at {_KINDS}."
+            raise _Usage(msg)
+    return Catalog(items, resolver=_default_resolver())
+
+
+def _entries(source: Any) -> Iterator[_Entry]:
+    """Every tool in the order a model meets it: each selector, then its members."""
+    from toolcast._catalog import Catalog
+
+    boxes = {box.name: box for box in source.toolboxes()}
+    if isinstance(source, Catalog):
+        visible = source.primary(include_deprecated=True)
+    else:
+        visible = source.tools()
+    seen: set[str] = set()
+    for tool in visible:
+        box = boxes.get(tool.name)
+        if box is not None and tool is box.selector:
+            seen.add(tool.name)
+            yield _Entry(tool, None, selector=True)
+            for member in box.members:
+                if member.name not in seen:
+                    seen.add(member.name)
+                    yield _Entry(member, box.name, selector=False)
+        elif tool.name not in seen:
+            seen.add(tool.name)
+            owner = source.toolbox_of(tool.name)
+            yield _Entry(tool, owner.name if owner else None, selector=False)
+
+
+# --------------------------------------------------------------------------- providers
+
+
+def provider_names() -> list[str]:
+    """The provider modules `--provider` accepts (`toolcast.providers.<name>`)."""
+    import toolcast.providers
+
+    return sorted(
+        info.name
+        for info in pkgutil.iter_modules(toolcast.providers.__path__)
+        if not info.name.startswith("_")
+    )
+
+
+def _provider(name: str) -> ModuleType:
+    return importlib.import_module(f"toolcast.providers.{name}")
+
+
+def _takes(function: Callable[..., Any], keyword: str) -> bool:
+    return keyword in inspect.signature(function).parameters
+
+
+def project(provider: str, tool: Tool, *, strict: bool | None) -> Any:
+    """The provider's `Projection` of `tool`; `strict` only where the target has it."""
+    module = _provider(provider)
+    if strict is not None and _takes(module.project, "strict"):
+        return module.project(tool, strict=strict)
+    return module.project(tool)
+
+
+# --------------------------------------------------------------------------- inspect
+
+
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(ToolSpec)}
+_SHOWN = ("name", "description", "input_schema", "output_schema", "extra")
+
+
+def _metadata(spec: ToolSpec) -> dict[str, Any]:
+    """Spec fields that differ from their defaults, JSON-ready."""
+    out: dict[str, Any] = {}
+    for name, default in _DEFAULTS.items():
+        if name in _SHOWN:
+            continue
+        value = getattr(spec, name)
+        if name == "blocking" and spec.is_async:
+            continue  # async tools never block; the flag means nothing for them
+        if value != default:
+            out[name] = list(value) if isinstance(value, tuple) else value
+    if spec.extra:
+        out["extra"] = thaw(dict(spec.extra))
+    return out
+
+
+def _note_json(note: Any) -> dict[str, str]:
+    return {
+        "path": note.path,
+        "keyword": note.keyword,
+        "action": note.action,
+        "detail": note.detail,
+    }
+
+
+def _tool_document(
+    entry: _Entry, provider: str | None, strict: bool | None
+) -> dict[str, Any]:
+    spec = entry.tool.spec
+    doc: dict[str, Any] = {
+        "name": spec.name,
+        "description": spec.description,
+        "toolbox": entry.toolbox,
+        "selector": entry.selector,
+        "input_schema": thaw(spec.input_schema),
+        "output_schema": thaw(spec.output_schema),
+        "metadata": _metadata(spec),
+    }
+    if provider is not None:
+        try:
+            projection = project(provider, entry.tool, strict=strict)
+        except ToolcastError as exc:
+            msg = f"{spec.name}: {exc}"
+            raise _Failed(msg) from exc
+        doc["projection"] = {
+            "provider": provider,
+            "strict": projection.strict,
+            "definition": thaw(dict(projection.definition)),
+            "notes": [_note_json(note) for note in projection.notes],
+        }
+    return doc
+
+
+def _inspect(args: argparse.Namespace, out: TextIO) -> int:
+    loaded = load_source(args.target, recursive=args.recursive)
+    if args.strict is not None and args.provider is not None:
+        module = _provider(args.provider)
+        if not _takes(module.project, "strict"):
+            print(
+                f"toolcast: {args.provider} has no strict mode; --strict is ignored.",
+                file=sys.stderr,
+            )
+    tools = [_tool_document(e, args.provider, args.strict) for e in loaded.entries]
+    document = {"target": loaded.label, "provider": args.provider, "tools": tools}
+    as_json = args.json or (not args.text and not _isatty(out))
+    if as_json:
+        out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    else:
+        _render(document, out, Style(color=use_color(out)))
+    return EXIT_OK
+
+
+def _isatty(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _number(value: Any) -> str:
+    return json.dumps(value)
+
+
+def type_text(schema: Any) -> str:
+    """A short type for a schema fragment: `integer 1..50`, `string | null`."""
+    if not isinstance(schema, Mapping) or not schema:
+        return "any"
+    if "$ref" in schema:
+        return str(schema["$ref"]).rsplit("/", 1)[-1]
+    if "enum" in schema:
+        return " | ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+    if "const" in schema:
+        return json.dumps(schema["const"], ensure_ascii=False)
+    if "anyOf" in schema:
+        return " | ".join(type_text(branch) for branch in schema["anyOf"])
+    kinds = schema.get("type", "any")
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+    words = []
+    for kind in kinds:
+        word = kind
+        if kind == "array" and "items" in schema:
+            word = f"array of {type_text(schema['items'])}"
+        elif kind == "array" and "prefixItems" in schema:
+            word = "[" + ", ".join(type_text(s) for s in schema["prefixItems"]) + "]"
+        elif kind == "object" and schema.get("properties"):
+            keys = list(schema["properties"])
+            if len(keys) > 5:
+                keys = [*keys[:4], f"+{len(keys) - 4} more"]
+            word = "object {" + ", ".join(keys) + "}"
+        elif kind == "object" and isinstance(
+            schema.get("additionalProperties"), Mapping
+        ):
+            word = f"object of {type_text(schema['additionalProperties'])}"
+        elif kind == "string" and "format" in schema:
+            word = f"string ({schema['format']})"
+        words.append(word)
+    text = " | ".join(words)
+    bounds = _bounds(schema)
+    return f"{text} {bounds}" if bounds else text
+
+
+def _bounds(schema: Mapping[str, Any]) -> str:
+    parts = []
+    for low_key, high_key, label in (
+        ("minimum", "maximum", ""),
+        ("minLength", "maxLength", "length "),
+        ("minItems", "maxItems", "items "),
+    ):
+        low, high = schema.get(low_key), schema.get(high_key)
+        if low is not None and high is not None:
+            parts.append(f"{label}{_number(low)}..{_number(high)}")
+        elif low is not None:
+            parts.append(f"{label}>= {_number(low)}")
+        elif high is not None:
+            parts.append(f"{label}<= {_number(high)}")
+    if "exclusiveMinimum" in schema:
+        parts.append(f"> {_number(schema['exclusiveMinimum'])}")
+    if "exclusiveMaximum" in schema:
+        parts.append(f"< {_number(schema['exclusiveMaximum'])}")
+    if "pattern" in schema:
+        parts.append(f"matching {schema['pattern']}")
+    return ", ".join(parts)
+
+
+def _parameter_rows(schema: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    required = set(schema.get("required", ()))
+    rows = []
+    for name, fragment in (schema.get("properties") or {}).items():
+        kind = type_text(fragment)
+        if "default" in fragment:
+            kind += f" = {json.dumps(fragment['default'], ensure_ascii=False)}"
+        elif name in required:
+            kind += ", required"
+        description = (
+            fragment.get("description", "") if isinstance(fragment, Mapping) else ""
+        )
+        rows.append((name, kind, description))
+    return rows
+
+
+def _render(document: Mapping[str, Any], out: TextIO, style: Style) -> None:
+    tools = document["tools"]
+    provider = document["provider"]
+    noun = "tool" if len(tools) == 1 else "tools"
+    out.write(style(f"{document['target']}: {len(tools)} {noun}", "bold") + "\n")
+    for doc in tools:
+        out.write("\n")
+        _render_tool(doc, out, style)
+    if provider is None:
+        hint = ", ".join(provider_names())
+        out.write(
+            "\n" + style(f"See a wire format with --provider ({hint}).", "dim") + "\n"
+        )
+
+
+def _tag(key: str, value: Any) -> str:
+    label = "async" if key == "is_async" else key.replace("_", " ")
+    if value is True:
+        return label
+    if value is False:
+        return f"not {label}"
+    if isinstance(value, list):
+        return f"{label}: {', '.join(map(str, value))}"
+    if isinstance(value, str):
+        return f"{label}: {value}"
+    return f"{label}: {json.dumps(value, ensure_ascii=False)}"
+
+
+def _render_tool(doc: Mapping[str, Any], out: TextIO, style: Style) -> None:
+    indent = "    " if doc["toolbox"] else ""
+    tags = []
+    if doc["selector"]:
+        tags.append("toolbox")
+    elif doc["toolbox"]:
+        tags.append(f"in toolbox {doc['toolbox']}")
+    tags += [_tag(key, value) for key, value in doc["metadata"].items()]
+    head = style(doc["name"], "bold", "cyan")
+    if tags:
+        head += "  " + style(" · ".join(tags), "dim")
+    out.write(f"{indent}{head}\n")
+    if doc["description"]:
+        out.write(f"{indent}  {doc['description']}\n")
+    rows = _parameter_rows(doc["input_schema"])
+    if rows:
+        name_width = max(len(r[0]) for r in rows)
+        kind_width = max(len(r[1]) for r in rows)
+        out.write(f"{indent}  {style('parameters', 'bold')}\n")
+        for name, kind, description in rows:
+            line = (
+                f"{name.ljust(name_width)}  {style(kind.ljust(kind_width), 'yellow')}"
+            )
+            if description:
+                line += f"  {description}"
+            out.write(f"{indent}    {line.rstrip()}\n")
+    else:
+        out.write(f"{indent}  {style('no parameters', 'dim')}\n")
+    if doc["output_schema"] is not None:
+        out.write(
+            f"{indent}  {style('returns', 'bold')} {type_text(doc['output_schema'])}\n"
+        )
+    projection = doc.get("projection")
+    if projection is None:
+        return
+    mode = "strict" if projection["strict"] else "not strict"
+    out.write(f"{indent}  {style(projection['provider'], 'bold')} ({mode})\n")
+    body = compact_json(projection["definition"], width=88 - len(indent) - 4)
+    for line in body.splitlines():
+        out.write(f"{indent}    {line}\n")
+    for note in projection["notes"]:
+        where = note["path"] or "/"
+        text = f"note: {where} {note['keyword']} {note['action'].replace('_', ' ')}"
+        out.write(f"{indent}    {style(text, 'magenta')}: {note['detail']}\n")
+
+
+# --------------------------------------------------------------------------- call
+
+
+def _read_arguments(raw: str | None, stdin: TextIO) -> str:
+    if raw == "-" or (raw is None and not _isatty(stdin)):
+        return stdin.read() or "{}"
+    return "{}" if raw is None else raw
+
+
+def _call(args: argparse.Namespace, out: TextIO) -> int:
+    loaded = load_source(args.target, recursive=args.recursive)
+    tool = loaded.find(args.tool)
+    if tool is None:
+        names = ", ".join(e.tool.name for e in loaded.entries)
+        msg = (
+            f"{args.target} has no tool named {args.tool!r}. Tools: {names}. "
+            f"See them all with `toolcast inspect {args.target}`."
+        )
+        raise _Usage(msg)
+    arguments = _read_arguments(args.arguments, sys.stdin)
+    call = ToolCall(id=args.call_id, name=args.tool, arguments=arguments)
+    outcome = asyncio.run(tool.invoke(arguments, call_id=call.id))
+    if args.provider is None:
+        out.write(outcome.text + ("\n" if not outcome.text.endswith("\n") else ""))
+    else:
+        format_results = _provider(args.provider).format_results
+        if _takes(format_results, "calls"):
+            message = format_results([outcome], calls=[call])
+        else:
+            message = format_results([outcome])
+        out.write(json.dumps(message, indent=2, ensure_ascii=False) + "\n")
+    if not outcome.is_error:
+        return EXIT_OK
+    kind = outcome.error.kind if outcome.error else "error"
+    print(
+        f"toolcast: {tool.name} returned an error result ({kind}); "
+        "stdout shows what the model would receive.",
+        file=sys.stderr,
+    )
+    return EXIT_ERROR
+
+
+# --------------------------------------------------------------------------- demo
+
+
+def _demo(args: argparse.Namespace, out: TextIO) -> int:
+    from toolcast._demo import run_demo
+
+    return run_demo(out, style=Style(color=use_color(out)))
+
+
+# --------------------------------------------------------------------------- main
+
+
+_DELEGATED = {
+    "lock": "write every tool's contract to a lock file (see `toolcast lock -h`)",
+    "check": "compare tools with a lock file; exit 1 on breaking changes",
+}
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("toolcast")
+    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "unknown"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="toolcast",
+        description="Turn Python functions into LLM tools: inspect, call, lock, demo.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"toolcast {_version()}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    inspect_ = commands.add_parser(
+        "inspect",
+        help="show tools, their schemas and a provider's wire format",
+        description=(
+            "Show every tool of TARGET: name, description, parameters, and with "
+            "--provider the wire definition plus a note for each conversion step. "
+            "Text on a terminal, JSON when piped."
+        ),
+    )
+    inspect_.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    inspect_.add_argument(
+        "-p",
+        "--provider",
+        choices=provider_names(),
+        metavar="PROVIDER",
+        help="project for this target: " + ", ".join(provider_names()),
+    )
+    inspect_.add_argument(
+        "--strict",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="force strict decoding on or off (default: each tool's own setting)",
+    )
+    output = inspect_.add_mutually_exclusive_group()
+    output.add_argument(
+        "--json", action="store_true", help="print JSON (default when piped)"
+    )
+    output.add_argument(
+        "--text", action="store_true", help="print text even when piped"
+    )
+    inspect_.add_argument(
+        "-r", "--recursive", action="store_true", help="scan a package's submodules too"
+    )
+
+    call = commands.add_parser(
+        "call",
+        help="run one tool and print what the model would receive",
+        description=(
+            "Run TOOL from TARGET with ARGS_JSON (or JSON read from stdin) and "
+            "print the result exactly as a model receives it. Exit 1 when the "
+            "result is an error."
+        ),
+    )
+    call.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    call.add_argument("tool", metavar="TOOL", help="tool name or alias")
+    call.add_argument(
+        "arguments",
+        metavar="ARGS_JSON",
+        nargs="?",
+        help="JSON object of arguments; '-' or omitted reads stdin (default {})",
+    )
+    call.add_argument(
+        "-p",
+        "--provider",
+        choices=provider_names(),
+        metavar="PROVIDER",
+        help="print the provider's result message instead of the plain text",
+    )
+    call.add_argument(
+        "--call-id", default="call_1", help="call id for --provider output"
+    )
+    call.add_argument(
+        "-r", "--recursive", action="store_true", help="scan a package's submodules too"
+    )
+
+    for name, text in _DELEGATED.items():
+        commands.add_parser(name, help=text, add_help=False)
+    commands.add_parser(
+        "demo",
+        help="play a recorded model conversation through the real pipeline",
+        description=(
+            "Load the example tools that ship with toolcast, show them projected "
+            "for three providers, then play a recorded model conversation through "
+            "parse_calls, ToolSet.resolve, invoke and format_results. No network, "
+            "no API keys."
+        ),
+    )
+    return parser
+
+
+_COMMANDS: Mapping[str, Callable[[argparse.Namespace, TextIO], int]] = {
+    "inspect": _inspect,
+    "call": _call,
+    "demo": _demo,
+}
+
+
+def _exit_code(exc: SystemExit) -> int:
+    code = exc.code
+    if code is None:
+        return EXIT_OK
+    return code if isinstance(code, int) else EXIT_USAGE
+
+
+def _delegate(name: str, argv: Sequence[str]) -> int:
+    from toolcast import _lock
+
+    entry = _lock.lock_main if name == "lock" else _lock.check_main
+    try:
+        return entry(list(argv), prog=f"toolcast {name}")
+    except SystemExit as exc:  # argparse inside the delegate
+        return _exit_code(exc)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file descriptor (captured in tests): nothing to flush
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the `toolcast` command line; returns the exit code."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments and arguments[0] in _DELEGATED:
+        return _delegate(arguments[0], arguments[1:])
+    try:
+        args = _parser().parse_args(arguments)
+    except SystemExit as exc:  # --help, --version and usage errors
+        return _exit_code(exc)
+    try:
+        return _COMMANDS[args.command](args, sys.stdout)
+    except BrokenPipeError:
+        # `toolcast inspect x | head`: the reader left; stop quietly, as cat does.
+        _silence_stdout()
+        return EXIT_ERROR
+    except _Usage as exc:
+        print(f"toolcast: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (_Failed, ToolcastError) as exc:
+        print(f"toolcast: {exc}", file=sys.stderr)
+        return EXIT_ERROR

@@ -1,0 +1,412 @@
+"""Helpers shared by the OpenAI-family, Mistral and Ollama modules.
+
+The OpenAI parameter dialect (strict and loose) is used by four targets: Chat
+Completions, Responses, Realtime and Mistral, which mirrors the Chat Completions
+shape. The rest reads SDK objects and plain dicts alike, orders results so every
+call is answered, and renders outcomes as text for targets without an error flag.
+Nothing here is public; each provider module re-exposes what its users need.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolcast._content import ImagePart
+from toolcast._outcome import ToolOutcome
+from toolcast._spec import Arguments, ToolCall, ToolSpec
+from toolcast.errors import UnsupportedSchemaError
+from toolcast.providers import _schema as sch
+from toolcast.providers._projection import ConversionNote, specs_of
+from toolcast.typing import JsonSchema
+
+__all__ = (
+    "OPENAI_NAME",
+    "ChoiceDeltas",
+    "OpenAIParameters",
+    "answer_all",
+    "arguments_text",
+    "check_choice_names",
+    "check_names",
+    "get",
+    "materialize",
+    "new_call_id",
+    "openai_parameters",
+    "outcome_text",
+    "require_id",
+    "to_plain",
+)
+
+OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+"""Function names OpenAI and Mistral accept (openai `FunctionDefinition.name`)."""
+
+# https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
+# lists these string formats; anything else (`uri` is the usual one, chatlas PR 255)
+# is a 400 under strict, so it becomes words.
+_STRICT_FORMATS = frozenset(
+    {
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    }
+)
+# Same page: composition the strict grammar cannot take.
+_STRICT_FORBIDDEN = (
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentRequired",
+    "dependentSchemas",
+)
+# Keywords the supported-schemas list does not name. minLength/maxLength are
+# contradictory in the docs; peers (pydantic-ai profiles/openai.py) treat them as
+# unsupported, and a 400 costs more than a sentence.
+_STRICT_WORDS = frozenset(
+    {
+        "minLength",
+        "maxLength",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+        "propertyNames",
+        "contains",
+        "minContains",
+        "maxContains",
+        "contentEncoding",
+        "contentMediaType",
+        "examples",
+        "deprecated",
+    }
+)
+# Annotations that carry nothing for the model, stripped under strict by peers.
+_STRICT_DROP = frozenset(
+    {
+        "$schema",
+        "$id",
+        "$comment",
+        "$anchor",
+        "title",
+        "discriminator",
+        "readOnly",
+        "writeOnly",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+    }
+)
+_LOOKAROUND = re.compile(r"\(\?<?[=!]")
+# Structured Outputs limits (same page): nesting depth and enum value count.
+_MAX_NESTING = 10
+_MAX_ENUM_VALUES = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class OpenAIParameters:
+    """A schema in the OpenAI dialect, and whether it went over strict."""
+
+    schema: JsonSchema
+    strict: bool
+    notes: tuple[ConversionNote, ...]
+
+
+def _strict_words(keyword: str, value: Any, _node: Mapping[str, Any]) -> bool:
+    if keyword in _STRICT_WORDS:
+        return True
+    if keyword == "format":
+        return value not in _STRICT_FORMATS
+    return (
+        keyword == "pattern"
+        and isinstance(value, str)
+        and bool(_LOOKAROUND.search(value))
+    )
+
+
+def _root_object(schema: JsonSchema, notes: list[ConversionNote]) -> JsonSchema:
+    # Both Chat and Responses need an object at the root (a missing type gave
+    # "type: 'None' is not valid", browserbase/stagehand issue 1159).
+    kinds = sch.types_of(schema)
+    if kinds == ("object",):
+        return schema
+    if not kinds and not any(k in schema for k in ("anyOf", "oneOf", "allOf", "$ref")):
+        notes.append(
+            ConversionNote("", "type", "rewritten", "Root type set to object.")
+        )
+        return sch.order_keys({"type": "object", **schema})
+    msg = (
+        "OpenAI-style targets need an object schema at the root of the tool's "
+        f"parameters, not {sch.summarize(schema)!r}; wrap the value in an object."
+    )
+    raise UnsupportedSchemaError(msg)
+
+
+def _limits(schema: JsonSchema) -> list[ConversionNote]:
+    blockers = []
+    enum_values = 0
+    for path, node in sch.walk(schema):
+        enum_values += len(node.get("enum") or ())
+        depth = path.count("/properties/") + path.startswith("/properties/")
+        if sch.is_object(node) and depth > _MAX_NESTING:
+            detail = f"Objects nest deeper than {_MAX_NESTING} levels at {path}."
+            blockers.append(
+                ConversionNote(path, "properties", "strict_disabled", detail)
+            )
+            break
+    if enum_values > _MAX_ENUM_VALUES:
+        detail = f"{enum_values} enum values exceed strict mode's {_MAX_ENUM_VALUES}."
+        blockers.append(ConversionNote("", "enum", "strict_disabled", detail))
+    return blockers
+
+
+def _loose(schema: Any, notes: list[ConversionNote]) -> JsonSchema:
+    converted = sch.strip_extensions(schema, notes)
+    # OpenAI rejects objects without `properties` (spring-ai issue 4776); adding an
+    # empty map changes nothing the schema accepts.
+    return _root_object(sch.ensure_properties(converted), notes)
+
+
+def openai_parameters(schema: Mapping[str, Any], *, strict: bool) -> OpenAIParameters:
+    """Convert a canonical input schema to the OpenAI parameter dialect.
+
+    With `strict`, apply the Structured Outputs subset
+    (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas);
+    when the schema cannot be strict, return the loose form with `strict=False`
+    and the blockers among the notes.
+    """
+    loose_notes: list[ConversionNote] = []
+    loose = _loose(schema, loose_notes)
+    if not strict:
+        return OpenAIParameters(loose, False, tuple(loose_notes))
+    notes = list(loose_notes)
+    converted = sch.drop_keywords(
+        loose, _STRICT_DROP, notes, reason="strict mode does not take annotations"
+    )
+    converted = sch.move_to_description(converted, _strict_words, notes)
+    converted = sch.one_of_to_any_of(converted, notes)
+    converted = sch.widen_tuples(converted, notes)
+    result = sch.make_strict(converted, forbidden=_STRICT_FORBIDDEN)
+    blockers = list(result.blockers)
+    if result.schema is not None:
+        blockers += _limits(result.schema)
+    if blockers or result.schema is None:
+        return OpenAIParameters(loose, False, (*loose_notes, *blockers))
+    # `$ref` next to a description is a 400 under strict (pydantic-ai issue 1488).
+    final = sch.isolate_refs(result.schema)
+    return OpenAIParameters(final, True, (*notes, *result.notes))
+
+
+def check_choice_names(names: Sequence[str], tools: Iterable[Any] | None) -> None:
+    """Refuse a tool choice that names a tool outside `tools` (when given)."""
+    if tools is None:
+        return
+    known = [spec.name for spec in specs_of(tools)]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        msg = (
+            f"Tool choice names {', '.join(unknown)}, not among the tools: "
+            f"{', '.join(known) or '(none)'}."
+        )
+        raise ValueError(msg)
+
+
+def check_names(specs: Sequence[ToolSpec], target: str) -> None:
+    """Refuse names a target rejects and duplicate names, naming the fix."""
+    seen: set[str] = set()
+    for spec in specs:
+        if not OPENAI_NAME.match(spec.name):
+            msg = (
+                f"Tool name {spec.name!r} is not valid for {target} "
+                "(letters, digits, '_' and '-', at most 64); give the tool a "
+                "name or alias that fits."
+            )
+            raise UnsupportedSchemaError(msg)
+        if spec.name in seen:
+            msg = (
+                f"Two tools are named {spec.name!r}; names must be unique per request."
+            )
+            raise ValueError(msg)
+        seen.add(spec.name)
+
+
+# ------------------------------------------------------------------ reading payloads
+
+
+def to_plain(value: Any) -> Any:
+    """An SDK object (pydantic model) or mapping as plain JSON-like data."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(value, Mapping):
+        return {k: to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    return value
+
+
+def get(value: Any, key: str, default: Any = None) -> Any:
+    """`value[key]` for mappings, `value.key` for objects, else `default`."""
+    if isinstance(value, Mapping):
+        return value.get(key, default)
+    return getattr(value, key, default)
+
+
+def new_call_id(prefix: str = "call_") -> str:
+    """A fresh call id for targets that send none (24 hex digits after `prefix`)."""
+    return prefix + secrets.token_hex(12)
+
+
+def arguments_text(arguments: Arguments) -> str:
+    """Arguments as the JSON text OpenAI-style wires carry."""
+    if isinstance(arguments, str):
+        return arguments
+    if isinstance(arguments, (bytes, bytearray)):
+        return bytes(arguments).decode("utf-8")
+    return json.dumps(dict(arguments), ensure_ascii=False, separators=(",", ":"))
+
+
+# ------------------------------------------------------------------ writing results
+
+
+def outcome_text(outcome: ToolOutcome, *, error_prefix: str = "Error: ") -> str:
+    """The outcome as one string, for targets whose results are text only.
+
+    Failures get `error_prefix` because these targets have no error flag; images
+    are named in brackets so the model knows something was left out.
+    """
+    if any(isinstance(part, ImagePart) for part in outcome.content):
+        pieces = [
+            f"[image: {part.mime_type}, {len(part.data)} bytes, not shown]"
+            if isinstance(part, ImagePart)
+            else part.text
+            for part in outcome.content
+        ]
+        text = "\n".join(pieces)
+    else:
+        text = outcome.text
+    if outcome.is_error and error_prefix and not text.startswith(error_prefix):
+        return error_prefix + text
+    return text
+
+
+def answer_all(
+    outcomes: Iterable[ToolOutcome], calls: Iterable[ToolCall] | None = None
+) -> list[ToolOutcome]:
+    """The outcomes in call order, with a `not_run` failure for any unanswered call.
+
+    Every provider rejects a turn that leaves a call unanswered (OpenAI "must be
+    followed by tool messages", agno issue 3105; Responses "No tool output found",
+    openai-agents issue 673), so a missing outcome becomes an explicit error.
+    """
+    given = list(outcomes)
+    if calls is None:
+        return given
+    by_id = {outcome.call_id: outcome for outcome in given}
+    ordered = []
+    for call in calls:
+        outcome = by_id.pop(call.id, None)
+        if outcome is None:
+            outcome = ToolOutcome.failure(
+                "not_run",
+                f"The call to '{call.name}' was not run.",
+                tool_name=call.name,
+                call_id=call.id,
+            )
+        ordered.append(outcome)
+    ordered.extend(o for o in given if o.call_id in by_id)
+    return ordered
+
+
+def require_id(outcome: ToolOutcome, target: str) -> str:
+    """The outcome's call id, or a clear error when it has none."""
+    if outcome.call_id is None:
+        msg = (
+            f"The outcome of '{outcome.tool_name}' has no call_id; {target} "
+            "correlates results by id. Invoke with call_id=call.id."
+        )
+        raise ValueError(msg)
+    return outcome.call_id
+
+
+# ------------------------------------------------------------------ streaming
+
+
+class ChoiceDeltas:
+    """Accumulates Chat-Completions-style `delta.tool_calls` fragments into calls.
+
+    OpenAI sends `id` and `name` once and the arguments in pieces, keyed by
+    `index` (openai `ChoiceDeltaToolCall`); Mistral usually sends each call whole,
+    sometimes with parsed-object arguments. Both shapes go through here.
+    """
+
+    def __init__(self, *, choice: int = 0, id_prefix: str = "call_") -> None:
+        self.choice = choice
+        self.id_prefix = id_prefix
+        self._slots: dict[int, dict[str, Any]] = {}
+
+    def add(self, chunk: Any) -> None:
+        """Take one stream chunk (SDK object or dict); other choices are ignored."""
+        data = to_plain(chunk)
+        # Mistral's SDK wraps each chunk as `{"data": CompletionChunk}`.
+        data = data.get("data", data) if "choices" not in data else data
+        for choice in data.get("choices") or ():
+            if choice.get("index", 0) != self.choice:
+                continue
+            for position, delta in enumerate(
+                (choice.get("delta") or {}).get("tool_calls") or ()
+            ):
+                self._merge(delta, position)
+
+    def _merge(self, delta: Mapping[str, Any], position: int) -> None:
+        index = delta.get("index")
+        slot = self._slots.setdefault(
+            position if index is None else index,
+            {"id": None, "name": "", "text": [], "object": None},
+        )
+        if delta.get("id") and delta["id"] != "null":
+            slot["id"] = delta["id"]
+        function = delta.get("function") or {}
+        if function.get("name") and not slot["name"]:
+            slot["name"] = function["name"]
+        arguments = function.get("arguments")
+        if isinstance(arguments, Mapping):
+            slot["object"] = dict(arguments)
+        elif isinstance(arguments, str):
+            slot["text"].append(arguments)
+
+    def calls(self, **provider_data: Any) -> list[ToolCall]:
+        """The calls assembled so far, in index order (ids minted where missing)."""
+        calls = []
+        for _, slot in sorted(self._slots.items()):
+            if slot["id"] is None:
+                slot["id"] = new_call_id(self.id_prefix)
+            arguments: Arguments = (
+                slot["object"] if slot["object"] is not None else "".join(slot["text"])
+            )
+            calls.append(
+                ToolCall(
+                    slot["id"], slot["name"], arguments or "{}", dict(provider_data)
+                )
+            )
+        return calls
+
+
+def materialize(response: Any) -> Any:
+    """Plain data for a response; a stream or iterator becomes a list of items."""
+    if isinstance(response, (str, bytes)):
+        msg = "Expected a response object, a dict or a list of chunks, not text."
+        raise TypeError(msg)
+    if isinstance(response, Mapping) or hasattr(response, "model_dump"):
+        return to_plain(response)
+    if isinstance(response, Iterable):
+        return [to_plain(item) for item in response]
+    return to_plain(response)

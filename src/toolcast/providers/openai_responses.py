@@ -1,0 +1,256 @@
+"""OpenAI Responses API: flat function tools, `function_call` items and their outputs.
+
+Wire reference: https://platform.openai.com/docs/api-reference/responses/create
+and https://platform.openai.com/docs/guides/function-calling. A tool is
+`{"type": "function", name, description?, parameters, strict}`; calls are
+`function_call` output items correlated by `call_id` (not the item `id`); each is
+answered by a `{"type": "function_call_output", call_id, output}` input item.
+
+`strict` is always sent: when it is omitted Responses normalises the schema into
+strict mode on its own, silently making optional parameters mandatory (guide
+change of 2026-04-01). Calls carry `provider_data["null_means_default"] = True`,
+as in `openai_chat`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from toolcast._content import ImagePart
+from toolcast._outcome import ToolOutcome
+from toolcast._spec import ToolCall, ToolSpec
+from toolcast.providers._common import (
+    answer_all,
+    arguments_text,
+    check_choice_names,
+    check_names,
+    materialize,
+    openai_parameters,
+    outcome_text,
+    require_id,
+    to_plain,
+)
+from toolcast.providers._projection import (
+    Projection,
+    ToolChoice,
+    cached_projection,
+    normalize_choice,
+    specs_of,
+)
+from toolcast.providers.openai_chat import invoke_options
+
+__all__ = (
+    "CallAccumulator",
+    "format_call_items",
+    "format_results",
+    "format_tool_choice",
+    "format_tools",
+    "invoke_options",
+    "parse_calls",
+    "project",
+)
+
+TARGET = "openai_responses"
+
+
+def project(
+    tool: Any, *, strict: bool | None = None, output_schema: bool = False
+) -> Projection:
+    """Project one Tool or ToolSpec; `strict=None` follows the tool's own setting.
+
+    With `output_schema`, a tool's structured output schema is sent as
+    `output_schema` (the JSON encoded in its string outputs).
+    """
+    (spec,) = specs_of([tool])
+    want = spec.strict if strict is None else strict
+    return cached_projection(
+        spec, TARGET, (want, output_schema), lambda s: _project(s, want, output_schema)
+    )
+
+
+def _project(spec: ToolSpec, strict: bool, with_output: bool) -> Projection:
+    check_names([spec], "OpenAI Responses")
+    converted = openai_parameters(spec.input_schema, strict=strict)
+    definition: dict[str, Any] = {"type": "function", "name": spec.name}
+    if spec.description:
+        definition["description"] = spec.description
+    definition["parameters"] = converted.schema
+    definition["strict"] = converted.strict
+    if with_output and spec.output_schema is not None:
+        definition["output_schema"] = to_plain(spec.output_schema)
+    return Projection(TARGET, spec.name, definition, converted.strict, converted.notes)
+
+
+def format_tools(
+    tools: Iterable[Any], *, strict: bool | None = None, output_schema: bool = False
+) -> list[dict[str, Any]]:
+    """The function entries of `responses.create(tools=...)`, in the given order."""
+    specs = specs_of(tools)
+    check_names(specs, "OpenAI Responses")
+    return [
+        dict(project(spec, strict=strict, output_schema=output_schema).definition)
+        for spec in specs
+    ]
+
+
+def format_tool_choice(
+    choice: ToolChoice, *, tools: Iterable[Any] | None = None
+) -> str | dict[str, Any]:
+    """The `tool_choice` value: a mode, a named function, or allowed tools.
+
+    One name gives `{"type": "function", "name": ...}`; several give
+    `{"type": "allowed_tools", "mode", "tools"}`.
+    """
+    normal = normalize_choice(choice)
+    check_choice_names(normal.names, tools)
+    if not normal.names:
+        return normal.mode
+    if len(normal.names) == 1 and normal.mode == "required":
+        return {"type": "function", "name": normal.names[0]}
+    return {
+        "type": "allowed_tools",
+        "mode": normal.mode,
+        "tools": [{"type": "function", "name": n} for n in normal.names],
+    }
+
+
+def parse_calls(response: Any) -> list[ToolCall]:
+    """The function calls in a `Response`, its `output` items, or a stream of events.
+
+    Accepts the SDK's `Response`, a dict of it, a list of output items, one item,
+    or an iterable of stream events (see `CallAccumulator`). Other item types
+    (messages, reasoning, hosted tools) are skipped.
+    """
+    data = materialize(response)
+    if isinstance(data, list):
+        if any(_is_event(item) for item in data):
+            stream = CallAccumulator()
+            for event in data:
+                stream.add(event)
+            return stream.calls()
+        items = data
+    elif _is_event(data):
+        stream = CallAccumulator()
+        stream.add(data)
+        return stream.calls()
+    else:
+        items = data.get("output", [data])
+    return [_call(item) for item in items if item.get("type") == "function_call"]
+
+
+def _is_event(item: Any) -> bool:
+    return isinstance(item, Mapping) and str(item.get("type", "")).startswith(
+        "response."
+    )
+
+
+def _call(item: Mapping[str, Any]) -> ToolCall:
+    extra: dict[str, Any] = {"null_means_default": True}
+    for key in ("id", "namespace", "status"):
+        if item.get(key) is not None:
+            extra["item_id" if key == "id" else key] = item[key]
+    return ToolCall(item["call_id"], item["name"], item.get("arguments") or "{}", extra)
+
+
+class CallAccumulator:
+    """Builds `ToolCall`s from Responses stream events.
+
+    `response.output_item.added` brings `call_id` and `name`; argument text comes
+    in `response.function_call_arguments.delta` events keyed by `output_index`;
+    `.done` events and `response.completed` replace the pieces with final text.
+    """
+
+    def __init__(self) -> None:
+        self._items: dict[int, dict[str, Any]] = {}
+        self._pieces: dict[int, list[str]] = {}
+
+    def add(self, event: Any) -> None:
+        """Take one stream event (SDK object or dict); unrelated events are ignored."""
+        data = to_plain(event)
+        kind = data.get("type")
+        index = data.get("output_index", 0)
+        if kind in ("response.output_item.added", "response.output_item.done"):
+            item = data.get("item") or {}
+            if item.get("type") == "function_call":
+                self._items[index] = dict(item)
+                if kind.endswith(".done"):
+                    self._pieces[index] = [item.get("arguments") or ""]
+        elif kind == "response.function_call_arguments.delta":
+            self._pieces.setdefault(index, []).append(data.get("delta", ""))
+        elif kind == "response.function_call_arguments.done":
+            self._pieces[index] = [data.get("arguments", "")]
+        elif kind == "response.completed":
+            output = (data.get("response") or {}).get("output") or []
+            for position, item in enumerate(output):
+                if item.get("type") == "function_call":
+                    self._items[position] = dict(item)
+                    self._pieces[position] = [item.get("arguments") or ""]
+
+    def calls(self) -> list[ToolCall]:
+        """The calls seen so far, in output order."""
+        calls = []
+        for index, item in sorted(self._items.items()):
+            text = "".join(self._pieces.get(index, [item.get("arguments") or ""]))
+            calls.append(_call({**item, "arguments": text}))
+        return calls
+
+
+def format_results(
+    outcomes: Iterable[ToolOutcome],
+    *,
+    calls: Iterable[ToolCall] | None = None,
+    error_prefix: str = "Error: ",
+) -> list[dict[str, Any]]:
+    """One `function_call_output` item per outcome, in call order when `calls` is given.
+
+    Text-only outcomes send `output` as a string; outcomes with images send a list
+    of `input_text` / `input_image` parts. With `calls`, an unanswered call gets an
+    error output, since Responses rejects a call without output ("No tool output
+    found", openai-agents issue 673).
+    """
+    items = []
+    for outcome in answer_all(outcomes, calls):
+        call_id = require_id(outcome, "Responses")
+        output: str | list[dict[str, Any]] = outcome_text(
+            outcome, error_prefix=error_prefix
+        )
+        if any(isinstance(part, ImagePart) for part in outcome.content):
+            output = _parts(outcome, error_prefix)
+        items.append(
+            {"type": "function_call_output", "call_id": call_id, "output": output}
+        )
+    return items
+
+
+def _parts(outcome: ToolOutcome, error_prefix: str) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    if outcome.is_error and error_prefix:
+        parts.append({"type": "input_text", "text": error_prefix.strip()})
+    for part in outcome.content:
+        if isinstance(part, ImagePart):
+            url = f"data:{part.mime_type};base64,{part.base64}"
+            parts.append({"type": "input_image", "image_url": url})
+        else:
+            parts.append({"type": "input_text", "text": part.text})
+    return parts
+
+
+def format_call_items(calls: Iterable[ToolCall]) -> list[dict[str, Any]]:
+    """The `function_call` input items that made `calls`, for replaying history.
+
+    A `function_call_output` is only accepted after its `function_call` item
+    ("No tool call found for function call output", vercel/ai issue 18537).
+    """
+    items = []
+    for call in calls:
+        item: dict[str, Any] = {
+            "type": "function_call",
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": arguments_text(call.arguments),
+        }
+        if "item_id" in call.provider_data:
+            item["id"] = call.provider_data["item_id"]
+        items.append(item)
+    return items

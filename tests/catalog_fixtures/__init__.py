@@ -1,0 +1,1 @@
+"""Example tool modules for the catalog, toolbox, tool-set and lock tests."""

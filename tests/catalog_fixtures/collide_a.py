@@ -1,0 +1,11 @@
+"""Defines `search`, which collide_b defines too."""
+
+from __future__ import annotations
+
+from toolcast._decorator import tool
+
+
+@tool
+def search(query: str) -> str:
+    """Search in A."""
+    return query

@@ -1,0 +1,11 @@
+"""An alias that takes the name of collide_a's tool."""
+
+from __future__ import annotations
+
+from toolcast._decorator import tool
+
+
+@tool(aliases=["search"])
+def lookup(query: str) -> str:
+    """Look something up."""
+    return query

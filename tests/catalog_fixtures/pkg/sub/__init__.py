@@ -1,0 +1,1 @@
+"""A subpackage without tools of its own."""

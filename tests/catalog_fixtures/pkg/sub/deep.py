@@ -1,0 +1,11 @@
+"""A module two levels down."""
+
+from __future__ import annotations
+
+from toolcast._decorator import tool
+
+
+@tool
+def deep_tool(depth: int = 2) -> int:
+    """Deep."""
+    return depth
