@@ -185,7 +185,9 @@ def test_add_refuses_what_cannot_become_a_tool() -> None:
 
 
 def test_method_tools_without_a_resolver_are_refused_at_build() -> None:
-    with pytest.raises(CatalogError, match=r"DocumentTools has method tools .*resolver="):
+    with pytest.raises(
+        CatalogError, match=r"DocumentTools has method tools .*resolver="
+    ):
         Catalog.from_modules(documents)
 
 
@@ -321,7 +323,9 @@ def test_adding_the_same_tool_twice_is_refused() -> None:
 
 
 def test_a_failed_add_leaves_the_catalog_unchanged() -> None:
-    catalog = Catalog.from_modules(importlib.import_module("catalog_fixtures.collide_a"))
+    catalog = Catalog.from_modules(
+        importlib.import_module("catalog_fixtures.collide_a")
+    )
     before = names(catalog.all())
 
     with pytest.raises(CatalogError):
@@ -356,7 +360,9 @@ def test_resolve_finds_a_tool_by_name_or_alias() -> None:
 
     assert catalog.resolve("search_places") is catalog.resolve("find_places")
     assert catalog.get("nope") is None
-    with pytest.raises(UnknownToolError, match=r"^Unknown tool 'nope'\. Available tools: "):
+    with pytest.raises(
+        UnknownToolError, match=r"^Unknown tool 'nope'\. Available tools: "
+    ):
         catalog.resolve("nope")
 
 
@@ -384,7 +390,9 @@ def test_by_category_leaves_deprecated_tools_out_unless_asked() -> None:
     catalog = Catalog.from_modules(places)
 
     assert names(catalog.by_category("places")) == ["find_places", "get_place"]
-    assert "place_summary" in names(catalog.by_category("places", include_deprecated=True))
+    assert "place_summary" in names(
+        catalog.by_category("places", include_deprecated=True)
+    )
 
 
 # -- views, versions, deprecation ---------------------------------------------------
@@ -488,7 +496,9 @@ def test_select_can_include_deprecated_tools() -> None:
     catalog = Catalog.from_modules(places)
 
     assert "place_summary" not in catalog.select(categories=["places"])
-    assert "place_summary" in catalog.select(categories=["places"], include_deprecated=True)
+    assert "place_summary" in catalog.select(
+        categories=["places"], include_deprecated=True
+    )
 
 
 @pytest.mark.parametrize(
@@ -517,7 +527,9 @@ def test_select_keeps_catalog_order_whatever_the_criteria_order() -> None:
 def test_a_tool_set_answers_a_call_by_alias_under_the_called_name() -> None:
     chosen: ToolSet = Catalog.from_modules(places).select(categories=["search"])
 
-    outcome = chosen.invoke_sync(ToolCall("c1", "search_places", '{"query": "x", "limit": 1}'))
+    outcome = chosen.invoke_sync(
+        ToolCall("c1", "search_places", '{"query": "x", "limit": 1}')
+    )
 
     assert outcome.value == ["x #0"]
     assert outcome.tool_name == "search_places"

@@ -901,7 +901,7 @@ def _strip_required(tp: Any) -> Any:
         return _strip_required(typing_extensions.get_args(tp)[0])
     if origin is typing_extensions.Annotated:
         base, *extras = typing_extensions.get_args(tp)
-        return typing_extensions.Annotated[_strip_required(base), *extras]
+        return typing_extensions.Annotated[(_strip_required(base), *extras)]
     return tp
 
 

@@ -61,6 +61,7 @@ class Tool:
         "_instance",
         "_lenient",
         "_limits",
+        "_options",
         "_parser",
         "_resolver",
         "function",
@@ -89,6 +90,7 @@ class Tool:
         self._limits = limits or Limits()
         self._parser: Parser | Callable[[], Parser] | None = parser
         self._lenient: Parser | None = None
+        self._options: ToolOptions | None = None
         self._call = self._plain_call()
         envelope = None
         if spec.envelope:
@@ -157,7 +159,9 @@ class Tool:
             extra=options.extra,
         )
         limits = limits or Limits()
-        return cls(spec, fn, analysis=analysis, instance=instance, resolver=resolver, limits=limits)
+        made = cls(spec, fn, analysis=analysis, instance=instance, resolver=resolver, limits=limits)
+        made._options = options
+        return made
 
     @classmethod
     def from_schema(
@@ -231,7 +235,8 @@ class Tool:
         analysis = self._analysis
         assert analysis is not None  # noqa: S101 - from_schema tools get a factory
         if lenient:
-            analysis = analyse(self.function, _options_for(self), bound=inspect.ismethod(self.function), lenient_nulls=True)
+            options = self._options or ToolOptions()
+            analysis = analyse(self.function, options, bound=inspect.ismethod(self.function), lenient_nulls=True)
         config = CoreConfig(val_json_bytes="base64")
         if analysis.needs_python_regex:
             config["regex_engine"] = "python-re"
@@ -444,9 +449,3 @@ def _clean_categories(categories: tuple[str, ...]) -> tuple[str, ...]:
         if category:
             seen.setdefault(category)
     return tuple(seen)
-
-
-def _options_for(tool: Tool) -> ToolOptions:
-    spec = tool.spec
-    base = options_of(tool.function) or ToolOptions()
-    return base.merged({"name": spec.name, "description": spec.description})

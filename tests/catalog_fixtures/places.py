@@ -8,7 +8,11 @@ from toolcast._decorator import tool
 __all__ = ["find_places", "shared_helper_tool"]
 
 
-@tool(categories=["search", " places ", "search", ""], version="2", aliases=["search_places"])
+@tool(
+    categories=["search", " places ", "search", ""],
+    version="2",
+    aliases=["search_places"],
+)
 def find_places(query: str, limit: int = 10) -> list[str]:
     """Find places matching a query."""
     return [f"{query} #{i}" for i in range(limit)]

@@ -96,12 +96,17 @@ class FakeServer:
         status: int = 200,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        """Answer the next request to `path` with `body` as JSON (bytes go as they are)."""
+        """Answer the next request to `path` with `body` as JSON (bytes as is)."""
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
         self._push(path, Canned(status, raw, "application/json", dict(headers or {})))
 
     def queue_stream(
-        self, path: str, events: Iterable[Any], *, named: bool = False, done: bool = True
+        self,
+        path: str,
+        events: Iterable[Any],
+        *,
+        named: bool = False,
+        done: bool = True,
     ) -> None:
         """Answer the next request to `path` with a server-sent-event stream.
 

@@ -13,7 +13,9 @@ the Qwen2.5 / Qwen3 chat templates, vLLM's Hermes parser):
 from __future__ import annotations
 
 import json
+import re
 import string
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -422,3 +424,12 @@ def test_images_are_replaced_by_a_note() -> None:
     )
     turn = hermes.format_results([outcome], dialect="qwen")
     assert "chart:[image/png image of 4 bytes left out" in turn
+
+
+def test_the_doc_page_examples_run() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "providers" / "hermes.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", page, re.DOTALL)
+    assert blocks
+    namespace: dict[str, Any] = {"__name__": "docs"}
+    for block in blocks:
+        exec(compile(block, "docs/providers/hermes.md", "exec"), namespace)

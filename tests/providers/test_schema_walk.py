@@ -150,7 +150,9 @@ def test_move_to_description_appends_sentences_and_notes_each():
 
 
 def test_move_to_description_places_new_description_in_canonical_order():
-    moved = sch.move_to_description({"type": "string", "maxLength": 4}, ("maxLength",), [])
+    moved = sch.move_to_description(
+        {"type": "string", "maxLength": 4}, ("maxLength",), []
+    )
     assert list(moved) == ["type", "description"]
 
 
@@ -168,7 +170,10 @@ def test_move_to_description_accepts_a_predicate():
 
 def test_drop_keywords_leaves_property_names_alone():
     notes: list[ConversionNote] = []
-    schema = {"type": "object", "properties": {"title": {"type": "string", "title": "T"}}}
+    schema = {
+        "type": "object",
+        "properties": {"title": {"type": "string", "title": "T"}},
+    }
     assert sch.drop_keywords(schema, ("title",), notes) == {
         "type": "object",
         "properties": {"title": {"type": "string"}},
@@ -222,7 +227,9 @@ def test_inline_refs_refuses_recursion_with_the_chain_and_a_fix():
         "$defs": {
             "Node": {
                 "type": "object",
-                "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+                "properties": {
+                    "kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+                },
             }
         },
     }
@@ -238,7 +245,9 @@ def test_inline_refs_refuses_recursion_with_the_chain_and_a_fix():
 
 def test_inline_refs_refuses_remote_references():
     with pytest.raises(UnsupportedSchemaError, match="never fetched"):
-        sch.inline_refs({"type": "object", "properties": {"a": {"$ref": "https://x/y"}}})
+        sch.inline_refs(
+            {"type": "object", "properties": {"a": {"$ref": "https://x/y"}}}
+        )
 
 
 def test_inline_refs_refuses_conflicting_sibling_assertions():
@@ -252,7 +261,7 @@ def test_inline_refs_refuses_conflicting_sibling_assertions():
 
 
 def test_isolate_refs_moves_a_ref_away_from_its_description():
-    """OpenAI strict: "$ref cannot have keywords {'description'}" (pydantic-ai #1488)."""
+    """OpenAI strict: "$ref cannot have keywords {'description'}" (PA #1488)."""
     assert sch.isolate_refs({"$ref": "#/$defs/A", "description": "d"}) == {
         "description": "d",
         "anyOf": [{"$ref": "#/$defs/A"}],
@@ -262,13 +271,18 @@ def test_isolate_refs_moves_a_ref_away_from_its_description():
 
 def test_const_to_enum_infers_the_type():
     notes: list[ConversionNote] = []
-    assert sch.const_to_enum({"const": "on"}, notes) == {"type": "string", "enum": ["on"]}
+    assert sch.const_to_enum({"const": "on"}, notes) == {
+        "type": "string",
+        "enum": ["on"],
+    }
     assert notes[0].action == "rewritten"
 
 
 def test_one_of_to_any_of_notes_lost_exclusivity():
     notes: list[ConversionNote] = []
-    result = sch.one_of_to_any_of({"oneOf": [{"type": "string"}, {"type": "integer"}]}, notes)
+    result = sch.one_of_to_any_of(
+        {"oneOf": [{"type": "string"}, {"type": "integer"}]}, notes
+    )
     assert result == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
     assert "exactly-one" in notes[0].detail
 
@@ -309,17 +323,29 @@ def test_widen_tuples_keeps_length_and_order_in_words():
 
 
 def test_ensure_properties_adds_an_empty_map_to_bare_objects():
-    assert sch.ensure_properties({"type": "object"}) == {"type": "object", "properties": {}}
+    assert sch.ensure_properties({"type": "object"}) == {
+        "type": "object",
+        "properties": {},
+    }
     assert sch.ensure_properties({"type": "string"}) == {"type": "string"}
 
 
 def test_order_keys_follows_the_canonical_order_then_others_then_extensions():
     node = {"x-a": 1, "default": 1, "foo": 2, "type": "integer", "description": "d"}
-    assert list(sch.order_keys(node)) == ["type", "description", "default", "foo", "x-a"]
+    assert list(sch.order_keys(node)) == [
+        "type",
+        "description",
+        "default",
+        "foo",
+        "x-a",
+    ]
 
 
 def test_summarize_names_types_briefly():
-    assert sch.summarize({"type": "array", "items": {"type": "integer"}}) == "array of integer"
+    assert (
+        sch.summarize({"type": "array", "items": {"type": "integer"}})
+        == "array of integer"
+    )
     assert sch.summarize({"type": ["string", "null"], "format": "date"}) == (
         "string (date) or null"
     )
@@ -330,7 +356,10 @@ class TestMakeStrict:
     def test_optional_becomes_required_and_nullable_with_default_in_words(self):
         schema = {
             "type": "object",
-            "properties": {"q": {"type": "string"}, "n": {"type": "integer", "default": 10}},
+            "properties": {
+                "q": {"type": "string"},
+                "n": {"type": "integer", "default": 10},
+            },
             "required": ["q"],
             "additionalProperties": False,
         }
@@ -340,7 +369,10 @@ class TestMakeStrict:
             "type": "object",
             "properties": {
                 "q": {"type": "string"},
-                "n": {"type": ["integer", "null"], "description": "Defaults to 10 when null."},
+                "n": {
+                    "type": ["integer", "null"],
+                    "description": "Defaults to 10 when null.",
+                },
             },
             "required": ["q", "n"],
             "additionalProperties": False,
@@ -393,7 +425,12 @@ class TestMakeStrict:
         """openai-python #2004: Dict[str, X] must not silently become `{}`."""
         schema = {
             "type": "object",
-            "properties": {"counts": {"type": "object", "additionalProperties": {"type": "integer"}}},
+            "properties": {
+                "counts": {
+                    "type": "object",
+                    "additionalProperties": {"type": "integer"},
+                }
+            },
             "required": ["counts"],
             "additionalProperties": False,
         }
@@ -448,7 +485,9 @@ class TestMakeStrict:
     def test_defaults_outside_properties_move_to_words(self):
         schema = {
             "type": "object",
-            "properties": {"xs": {"type": "array", "items": {"type": "integer", "default": 0}}},
+            "properties": {
+                "xs": {"type": "array", "items": {"type": "integer", "default": 0}}
+            },
             "required": ["xs"],
             "additionalProperties": False,
         }
@@ -471,6 +510,10 @@ def test_depth_guard_fails_with_a_named_error():
 def test_node_budget_stops_exponential_ref_expansion():
     defs = {f"L{i}": {"anyOf": [{"$ref": f"#/$defs/L{i + 1}"}] * 4} for i in range(12)}
     defs["L12"] = {"type": "string"}
-    schema = {"type": "object", "properties": {"a": {"$ref": "#/$defs/L0"}}, "$defs": defs}
+    schema = {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/L0"}},
+        "$defs": defs,
+    }
     with pytest.raises(UnsupportedSchemaError, match="more than"):
         sch.inline_refs(schema)
