@@ -4,6 +4,10 @@ Every figure is measured in its own subprocess (see `benchmarks.run`); this modu
 holds the small, stdlib-only timing harness those subprocesses share, so that
 importing it costs nothing a cold measurement would notice.
 
+Times are CPU time of the measuring process by default (`time.process_time_ns`):
+on a shared machine other processes steal wall time unevenly, but not CPU time.
+Figures where waiting *is* the cost (a thread hop) use wall time.
+
 The harness times *interleaved rounds*: in each round every subject (the first is
 the raw baseline) runs one batch, in alternating order, and each subject's time
 is divided by the baseline's time *of the same round*. Reported figures are
@@ -20,7 +24,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ("Job", "Measured", "Subject", "interleave", "median", "spread")
+__all__ = ("CLOCKS", "Job", "Measured", "Subject", "interleave", "median", "spread")
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,7 @@ class Measured:
     ratio_hi: float
     """Upper quartile of the per-round ratios."""
     units: int
-    """Units per batch."""
+    """Median units per batch."""
     note: str
 
     def as_dict(self) -> dict[str, Any]:
@@ -85,31 +89,42 @@ def spread(values: Sequence[float]) -> tuple[float, float]:
     return q[0], q[2]
 
 
-async def _batch(call: Callable[[Any], Any], payload: Any, units: int, is_async: bool) -> int:
-    perf = time.perf_counter_ns
-    if is_async:
-        start = perf()
-        for _ in range(units):
-            await call(payload)
-        return perf() - start
+CLOCKS: dict[str, Callable[[], int]] = {
+    "cpu": time.process_time_ns,
+    "wall": time.perf_counter_ns,
+}
+"""`cpu`: CPU time of this process (all its threads), blind to other processes on a
+shared machine; `wall`: elapsed time, for figures where waiting is the cost."""
+
+
+async def _batch(
+    call: Callable[[Any], Any],
+    payload: Any,
+    seconds: float,
+    step: int,
+    is_async: bool,
+    clock: Callable[[], int],
+) -> tuple[int, int]:
+    """Run `call` in groups of `step` until `seconds` have passed (at least one group).
+
+    Returns (nanoseconds, units). Time-boxed batches keep every subject's batch
+    the same length, however fast it is, and adapt when the machine slows down.
+    """
+    perf = clock
+    budget = int(seconds * 1e9)
+    units = 0
     start = perf()
-    for _ in range(units):
-        call(payload)
-    return perf() - start
-
-
-async def _calibrate(
-    call: Callable[[Any], Any], payload: Any, is_async: bool, batch_seconds: float
-) -> int:
-    """Units per batch so that one batch takes about `batch_seconds`."""
-    units, spent = 1, 0
     while True:
-        spent = await _batch(call, payload, units, is_async)
-        if spent >= batch_seconds * 0.25e9 or units >= 1 << 20:
-            break
-        units *= 2
-    per_unit = spent / units
-    return max(1, round(batch_seconds * 1e9 / per_unit))
+        if is_async:
+            for _ in range(step):
+                await call(payload)
+        else:
+            for _ in range(step):
+                call(payload)
+        units += step
+        spent = perf() - start
+        if spent >= budget:
+            return spent, units
 
 
 async def interleave(
@@ -119,30 +134,34 @@ async def interleave(
     rounds: int,
     batch_seconds: float,
     warmup_seconds: float = 0.05,
+    clock: str = "cpu",
 ) -> list[Measured]:
     """Time `subjects` in interleaved rounds; `subjects[0]` is the baseline.
 
     Must run inside an event loop (async subjects are awaited in it; sync subjects
-    are called directly from the same coroutine).
+    are called directly from the same coroutine). A unit slower than
+    `batch_seconds` runs once per round.
     """
     kinds = [inspect.iscoroutinefunction(s.call) for s in subjects]
+    read = CLOCKS[clock]
+    steps = []
     for subject, is_async in zip(subjects, kinds):
-        deadline = time.perf_counter() + warmup_seconds
-        while time.perf_counter() < deadline:
-            await _batch(subject.call, payload, 8, is_async)
-    units = [
-        await _calibrate(s.call, payload, k, batch_seconds)
-        for s, k in zip(subjects, kinds)
-    ]
+        spent, units = await _batch(subject.call, payload, warmup_seconds, 1, is_async, read)
+        # Read the clock every few calls for fast units, so it costs ~nothing.
+        steps.append(8 if spent / units < 20_000 else 1)
     per_unit: list[list[float]] = [[] for _ in subjects]
     ratios: list[list[float]] = [[] for _ in subjects]
+    units_seen: list[list[int]] = [[] for _ in subjects]
     order = list(range(len(subjects)))
     for round_ in range(rounds):
         this_round = [0.0] * len(subjects)
         for index in order if round_ % 2 == 0 else reversed(order):
             gc.collect()
-            spent = await _batch(subjects[index].call, payload, units[index], kinds[index])
-            this_round[index] = spent / units[index]
+            spent, units = await _batch(
+                subjects[index].call, payload, batch_seconds, steps[index], kinds[index], read
+            )
+            this_round[index] = spent / units
+            units_seen[index].append(units)
         for index, value in enumerate(this_round):
             per_unit[index].append(value / 1e3)
             ratios[index].append(value / this_round[0])
@@ -156,7 +175,7 @@ async def interleave(
                 median(ratios[index]),
                 lo,
                 hi,
-                units[index],
+                round(median(units_seen[index])),
                 subject.note,
             )
         )

@@ -197,6 +197,7 @@ def work(params: Mapping[str, Any]) -> dict[str, Any]:
             ARGUMENTS,
             rounds=params["rounds"],
             batch_seconds=params["batch_seconds"],
+            clock="wall" if kind == "blocking" else "cpu",
         )
         return [m.as_dict() for m in measured]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import importlib
 import importlib.util
 import sys
@@ -185,9 +186,7 @@ def test_add_refuses_what_cannot_become_a_tool() -> None:
 
 
 def test_method_tools_without_a_resolver_are_refused_at_build() -> None:
-    with pytest.raises(
-        CatalogError, match=r"DocumentTools has method tools .*resolver="
-    ):
+    with pytest.raises(CatalogError, match=r"DocumentTools has method tools .*resolver="):
         Catalog.from_modules(documents)
 
 
@@ -262,6 +261,35 @@ def test_custom_resolver_gets_the_tool_and_the_call() -> None:
     assert seen == [("read_document", "c1", documents.DocumentTools)]
 
 
+def test_a_resolver_that_raises_gives_that_call_an_error_result() -> None:
+    def broken(tool: Tool, call: ToolCall) -> object:
+        raise LookupError("no session")
+
+    catalog = Catalog.from_modules(documents, resolver=broken)
+
+    outcome = catalog.resolve("read_document").invoke_sync({"doc_id": "1"})
+
+    assert outcome.is_error
+    assert "no session" in outcome.text
+
+
+async def test_a_resolver_sees_the_callers_context_variables() -> None:
+    scope: contextvars.ContextVar[str] = contextvars.ContextVar("scope")
+
+    def from_scope(tool: Tool, call: ToolCall) -> object:
+        return documents.DocumentTools(documents.DocumentStore(scope.get()))
+
+    chosen = Catalog.from_modules(documents, resolver=from_scope).select()
+    token = scope.set("request-7")
+    try:
+        # A sync method tool runs in a worker thread under an async host.
+        outcome = await chosen.invoke(ToolCall("c1", "read_document", {"doc_id": "1"}))
+    finally:
+        scope.reset(token)
+
+    assert outcome.text == "request-7 1"
+
+
 def test_owner_class_is_none_for_a_plain_function() -> None:
     assert owner_class(Catalog.from_modules(places).resolve("get_place")) is None
 
@@ -323,9 +351,7 @@ def test_adding_the_same_tool_twice_is_refused() -> None:
 
 
 def test_a_failed_add_leaves_the_catalog_unchanged() -> None:
-    catalog = Catalog.from_modules(
-        importlib.import_module("catalog_fixtures.collide_a")
-    )
+    catalog = Catalog.from_modules(importlib.import_module("catalog_fixtures.collide_a"))
     before = names(catalog.all())
 
     with pytest.raises(CatalogError):
@@ -360,9 +386,7 @@ def test_resolve_finds_a_tool_by_name_or_alias() -> None:
 
     assert catalog.resolve("search_places") is catalog.resolve("find_places")
     assert catalog.get("nope") is None
-    with pytest.raises(
-        UnknownToolError, match=r"^Unknown tool 'nope'\. Available tools: "
-    ):
+    with pytest.raises(UnknownToolError, match=r"^Unknown tool 'nope'\. Available tools: "):
         catalog.resolve("nope")
 
 
@@ -390,9 +414,7 @@ def test_by_category_leaves_deprecated_tools_out_unless_asked() -> None:
     catalog = Catalog.from_modules(places)
 
     assert names(catalog.by_category("places")) == ["find_places", "get_place"]
-    assert "place_summary" in names(
-        catalog.by_category("places", include_deprecated=True)
-    )
+    assert "place_summary" in names(catalog.by_category("places", include_deprecated=True))
 
 
 # -- views, versions, deprecation ---------------------------------------------------
@@ -496,9 +518,7 @@ def test_select_can_include_deprecated_tools() -> None:
     catalog = Catalog.from_modules(places)
 
     assert "place_summary" not in catalog.select(categories=["places"])
-    assert "place_summary" in catalog.select(
-        categories=["places"], include_deprecated=True
-    )
+    assert "place_summary" in catalog.select(categories=["places"], include_deprecated=True)
 
 
 @pytest.mark.parametrize(
@@ -527,9 +547,7 @@ def test_select_keeps_catalog_order_whatever_the_criteria_order() -> None:
 def test_a_tool_set_answers_a_call_by_alias_under_the_called_name() -> None:
     chosen: ToolSet = Catalog.from_modules(places).select(categories=["search"])
 
-    outcome = chosen.invoke_sync(
-        ToolCall("c1", "search_places", '{"query": "x", "limit": 1}')
-    )
+    outcome = chosen.invoke_sync(ToolCall("c1", "search_places", '{"query": "x", "limit": 1}'))
 
     assert outcome.value == ["x #0"]
     assert outcome.tool_name == "search_places"

@@ -109,9 +109,7 @@ def test_adding_a_toolbox_class_by_hand_still_skips_register_false(
 
     by_hand.add(documents.DocumentTools)
 
-    assert by_hand.toolbox("documents").member_names == (
-        catalog.toolbox("documents").member_names
-    )
+    assert by_hand.toolbox("documents").member_names == (catalog.toolbox("documents").member_names)
     assert "purge_documents" not in by_hand
 
 
@@ -222,9 +220,7 @@ def test_next_tools_ignores_names_that_are_not_selectors(catalog: Catalog) -> No
 
 
 def test_next_tools_accepts_names_and_keeps_one_of_each(catalog: Catalog) -> None:
-    following = catalog.next_tools(
-        ["documents", "read_document"], ["documents", "documents"]
-    )
+    following = catalog.next_tools(["documents", "read_document"], ["documents", "documents"])
 
     assert names(following) == [
         "documents",
@@ -242,9 +238,7 @@ def test_a_set_selector_lists_only_the_members_in_the_set(catalog: Catalog) -> N
     chosen = catalog.select(categories=["search"], include_selectors=True)
 
     assert names(chosen.tools()) == ["documents"]
-    assert [item["name"] for item in listing(chosen, "documents")] == [
-        "search_documents"
-    ]
+    assert [item["name"] for item in listing(chosen, "documents")] == ["search_documents"]
     assert chosen.resolve("documents") is not catalog.resolve("documents")
 
 
@@ -266,9 +260,7 @@ def test_sets_with_the_same_members_share_a_selector(catalog: Catalog) -> None:
 def test_a_set_selector_lists_deprecated_members_the_set_includes(
     catalog: Catalog,
 ) -> None:
-    legacy = catalog.select(
-        names=["documents"], include_selectors=True, include_deprecated=True
-    )
+    legacy = catalog.select(names=["documents"], include_selectors=True, include_deprecated=True)
 
     opened = {item["name"]: item for item in listing(legacy, "documents")}
 

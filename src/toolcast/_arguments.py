@@ -59,7 +59,11 @@ def _strings_at(value: Any, path: tuple[Any, ...]) -> str | None:
         return "" if isinstance(value, str) else None
     head, rest = path[0], path[1:]
     if head == "*":
-        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        items: Any = ()
+        if isinstance(value, dict):
+            items = value.items()
+        elif isinstance(value, list):
+            items = enumerate(value)
         for key, item in items:
             found = _strings_at(item, rest)
             if found is not None:
@@ -85,13 +89,25 @@ _JITER_MESSAGES = (
 )
 
 
+def _is_utf8(raw: str | bytes) -> bool:
+    # jiter names the byte, not the cause; only the error path pays for this check.
+    try:
+        if isinstance(raw, str):
+            raw.encode("utf-8")  # lone surrogates cannot be encoded
+        else:
+            raw.decode("utf-8")
+    except UnicodeError:
+        return False
+    return True
+
+
 _NON_FINITE = re.compile(r"[:\[,]\s*-?(?:NaN|Infinity)\s*[,}\]]")
 
 
 class Parser:
     """Parses and validates the arguments of one tool."""
 
-    __slots__ = ("_guards", "_limits", "_check_depth", "_schema", "_tool", "_validator")
+    __slots__ = ("_check_depth", "_guards", "_limits", "_schema", "_tool", "_validator")
 
     def __init__(
         self,
@@ -143,8 +159,10 @@ class Parser:
         elif isinstance(arguments, Mapping):
             try:
                 raw = to_json(arguments, inf_nan_mode="constants", bytes_mode="base64")
-            except Exception as exc:  # noqa: BLE001 - a host passed a non-JSON value
-                raise ArgumentsError(f"Arguments for '{self._tool}' must be a JSON object ({exc}).") from None
+            except Exception:  # a host passed a non-JSON value; its repr is not for the model
+                raise ArgumentsError(
+                    f"Arguments for '{self._tool}' must be a JSON object of JSON values."
+                ) from None
             if len(raw) > self._limits.max_bytes:
                 raise self._too_large(len(raw))
         else:
@@ -159,6 +177,10 @@ class Parser:
                 catch_duplicate_keys=True,
             )
         except ValueError as exc:
+            if not _is_utf8(raw):
+                raise ArgumentsError(
+                    f"Arguments for '{self._tool}' are not valid UTF-8 text."
+                ) from None
             if _NON_FINITE.search(raw if isinstance(raw, str) else raw.decode("utf-8", "replace")):
                 raise ArgumentsError(
                     f"Arguments for '{self._tool}' contain NaN or Infinity, which JSON does not "
@@ -168,8 +190,9 @@ class Parser:
         if not isinstance(parsed, dict):
             raise ArgumentsError(f"Arguments for '{self._tool}' must be a JSON object.")
         if self._check_depth and _too_deep(parsed, self._limits.max_depth):
+            limit = self._limits.max_depth
             raise ArgumentsError(
-                f"Arguments for '{self._tool}' are nested deeper than {self._limits.max_depth} levels."
+                f"Arguments for '{self._tool}' are nested deeper than {limit} levels."
             )
         try:
             value = self._validator.validate_json(raw)

@@ -14,7 +14,7 @@ here (the core compiles them on a tool's first call).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType, ModuleType
 from typing import Any, ClassVar
@@ -29,6 +29,7 @@ from toolcast._discovery import (
     scan_class,
     scan_module,
 )
+from toolcast._docstring import parse_docstring
 from toolcast._function import NAME_PATTERN
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
@@ -60,6 +61,7 @@ def _quote(name: object) -> str:
     text = name if isinstance(name, str) else repr(name)
     if not text.isprintable():
         text = text.encode("unicode_escape").decode("ascii")
+    text = text.replace("'", "\\'")  # the quotes around it stay unambiguous
     if len(text) > _MAX_SHOWN_NAME:
         text = text[: _MAX_SHOWN_NAME - 1] + "…"
     return f"'{text}'"
@@ -97,9 +99,7 @@ class UnknownToolError(CatalogError, LookupError):
     def outcome(self, *, call_id: str | None = None) -> ToolOutcome:
         """The `unknown_tool` error result for this name."""
         name = self.name if isinstance(self.name, str) else repr(self.name)
-        return ToolOutcome.failure(
-            "unknown_tool", self.message, tool_name=name, call_id=call_id
-        )
+        return ToolOutcome.failure("unknown_tool", self.message, tool_name=name, call_id=call_id)
 
 
 # --------------------------------------------------------------------------- names
@@ -160,7 +160,7 @@ class _Batch:
         spec = tool.spec
         origin = origin_of(tool.function)
         self.claim(_Claim(spec.name, "tool", spec.name, origin))
-        for alias in spec.aliases:
+        for alias in dict.fromkeys(spec.aliases):
             if not NAME_PATTERN.match(alias):
                 msg = (
                     f"Alias {alias!r} of tool {spec.name!r} ({origin}) must match "
@@ -174,9 +174,7 @@ class _Batch:
     def toolbox(self, entry: ClassEntry, resolver: TargetResolver | None) -> None:
         name, origin = entry.toolbox_name, origin_of(entry.cls)
         if not NAME_PATTERN.match(name):
-            msg = (
-                f"Toolbox name {name!r} ({origin}) must match ^[A-Za-z0-9_-]{{1,64}}$."
-            )
+            msg = f"Toolbox name {name!r} ({origin}) must match ^[A-Za-z0-9_-]{{1,64}}$."
             raise CatalogError(msg)
         members = tuple(class_tools(entry, resolver))
         if not members:
@@ -184,9 +182,7 @@ class _Batch:
             raise CatalogError(msg)
         self.claim(_Claim(name, "toolbox", name, origin))
         options = entry.toolbox
-        description = (options.description if options else None) or _class_doc(
-            entry.cls
-        )
+        description = (options.description if options else None) or _class_doc(entry.cls)
         current = [t for t in members if t.spec.deprecated is None]
         box = Toolbox(
             name,
@@ -201,8 +197,6 @@ class _Batch:
 
 
 def _class_doc(cls: type) -> str:
-    from toolcast._docstring import parse_docstring
-
     return parse_docstring(cls.__doc__).description
 
 
@@ -220,7 +214,8 @@ class Catalog:
     """Every tool a host offers, by name and alias, with toolboxes and categories.
 
     Build one with `Catalog.from_modules(...)` (or add tools by hand), then give
-    each model a `ToolSet` from `select(...)`.
+    each model a `ToolSet` from `select(...)`. Adding and selecting are guarded by
+    a lock; tool sets are immutable and can be shared freely.
     """
 
     _cache: ClassVar[dict[tuple[Any, ...], _CacheEntry]] = {}
@@ -241,6 +236,7 @@ class Catalog:
         self._views: dict[tuple[str, bool], tuple[Tool, ...]] = {}
         self._cache_key: tuple[Any, ...] | None = None
         self._selectors: dict[tuple[str, tuple[str, ...]], Tool] = {}
+        self._lock = threading.RLock()
         for item in items:
             self.add(item)
 
@@ -274,19 +270,17 @@ class Catalog:
             return cls._build(scanned, resolver)
         key = (tuple((m.__name__, id(m)) for m in scanned), recursive, id(resolver))
         with cls._cache_lock:
-            print_ = fingerprint(scanned)
+            current = fingerprint(scanned)
             entry = cls._cache.get(key)
-            if entry is not None and entry.fingerprint == print_:
+            if entry is not None and entry.fingerprint == current:
                 return entry.catalog
             catalog = cls._build(scanned, resolver)
             catalog._cache_key = key
-            cls._cache[key] = _CacheEntry(catalog, print_, resolver)
+            cls._cache[key] = _CacheEntry(catalog, current, resolver)
             return catalog
 
     @classmethod
-    def _build(
-        cls, modules: Sequence[ModuleType], resolver: TargetResolver | None
-    ) -> Catalog:
+    def _build(cls, modules: Sequence[ModuleType], resolver: TargetResolver | None) -> Catalog:
         catalog = cls(resolver=resolver)
         batch = _Batch(catalog)
         for module in modules:
@@ -329,20 +323,8 @@ class Catalog:
         Raises:
             CatalogError: A name is already taken; the catalog is left unchanged.
         """
-        resolver = resolver if resolver is not None else self._resolver
-        batch = _Batch(self)
-        if isinstance(item, Tool):
-            batch.tool(item)
-        elif isinstance(item, ModuleType):
-            self._scan_into(batch, item)
-        elif isinstance(item, type):
-            self._class_into(batch, scan_class(item), resolver)
-        elif callable(item):
-            batch.tool(self._tool_from_callable(item, resolver))
-        else:
-            msg = f"Cannot add a {type(item).__name__} to a catalog."
-            raise CatalogError(msg)
-        self._commit(batch)
+        with self._lock:
+            self._add(item, resolver if resolver is not None else self._resolver)
         if self._cache_key is not None:
             # This catalog is no longer "the catalog of those modules".
             with self._cache_lock:
@@ -350,6 +332,25 @@ class Catalog:
                 if entry is not None and entry.catalog is self:
                     del self._cache[self._cache_key]
             self._cache_key = None
+
+    def _add(self, item: object, resolver: TargetResolver | None) -> None:
+        batch = _Batch(self)
+        if isinstance(item, Tool):
+            batch.tool(item)
+        elif isinstance(item, ModuleType):
+            self._scan_into(batch, item)
+        elif isinstance(item, type):
+            scanned = scan_class(item)
+            if not scanned.members and scanned.toolbox is None:
+                msg = f"{origin_of(item)} has no @tool methods to add."
+                raise CatalogError(msg)
+            self._class_into(batch, scanned, resolver)
+        elif callable(item):
+            batch.tool(self._tool_from_callable(item, resolver))
+        else:
+            msg = f"Cannot add a {type(item).__name__} to a catalog."
+            raise CatalogError(msg)
+        self._commit(batch)
 
     @staticmethod
     def _tool_from_callable(item: Any, resolver: TargetResolver | None) -> Tool:
@@ -391,18 +392,27 @@ class Catalog:
         # Tool sets with the same members share a selector (sets are often made
         # per request; a selector is a Tool, not free to build).
         key = (box.name, tuple(t.name for t in members))
-        selector = self._selectors.get(key)
-        if selector is None:
-            if len(self._selectors) >= _MAX_CACHED_SELECTORS:
-                self._selectors.clear()
-            selector = make_selector(box.name, box.description, members)
-            self._selectors[key] = selector
+        with self._lock:
+            selector = self._selectors.get(key)
+            if selector is None:
+                if len(self._selectors) >= _MAX_CACHED_SELECTORS:
+                    self._selectors.clear()
+                selector = make_selector(box.name, box.description, members)
+                self._selectors[key] = selector
         return replace(box, members=members, selector=selector, scoped=True)
 
     # -- views ----------------------------------------------------------------------
 
     def _view(self, kind: str, include_deprecated: bool) -> tuple[Tool, ...]:
         key = (kind, include_deprecated)
+        cached = self._views.get(key)
+        if cached is None:
+            with self._lock:
+                return self._view_locked(key)
+        return cached
+
+    def _view_locked(self, key: tuple[str, bool]) -> tuple[Tool, ...]:
+        kind, include_deprecated = key
         cached = self._views.get(key)
         if cached is None:
             cached = tuple(
@@ -490,14 +500,10 @@ class Catalog:
         """Every category used by a tool, sorted."""
         return tuple(sorted(self._categories))
 
-    def by_category(
-        self, name: str, *, include_deprecated: bool = False
-    ) -> tuple[Tool, ...]:
+    def by_category(self, name: str, *, include_deprecated: bool = False) -> tuple[Tool, ...]:
         """The tools labelled `name` (exact, case-sensitive), members included."""
         tools = self._categories.get(name, ())
-        return tuple(
-            t for t in tools if include_deprecated or t.spec.deprecated is None
-        )
+        return tuple(t for t in tools if include_deprecated or t.spec.deprecated is None)
 
     def next_tools(
         self, current: Iterable[Tool | str], opened: Iterable[str] | str
@@ -507,10 +513,11 @@ class Catalog:
         `opened` holds selector names (other names are ignored, so every name
         called this turn can be passed). No duplicates; order is kept.
         """
-        members = {
-            name: tuple(t for t in box.members if t.spec.deprecated is None)
-            for name, box in self._toolboxes.items()
-        }
+
+        def members(name: str) -> tuple[Tool, ...]:
+            box = self._toolboxes.get(name)
+            return _listed(box) if box is not None else ()
+
         return _next_tools(current, opened, self.resolve, members)
 
     # -- selection ------------------------------------------------------------------
@@ -541,7 +548,16 @@ class Catalog:
             CatalogError: A category or name is unknown (a typo in the host's
                 profile should fail at startup, not go silently missing).
         """
+        with self._lock:
+            chosen = self._choose(categories, names, include_deprecated)
+            return ToolSet(self, chosen, include_selectors=include_selectors)
 
+    def _choose(
+        self,
+        categories: Iterable[str] | None,
+        names: Iterable[str] | None,
+        include_deprecated: bool,
+    ) -> list[Tool]:
         def keep(tool: Tool) -> bool:
             return include_deprecated or tool.spec.deprecated is None
 
@@ -565,8 +581,7 @@ class Catalog:
                 raise CatalogError(msg)
             chosen[tool.name] = tool  # named explicitly: kept even when deprecated
         chosen.update((t.name, t) for t in self._tools.values() if t.spec.required)
-        ordered = sorted(chosen.values(), key=lambda t: self._rank[t.name])
-        return ToolSet(self, ordered, include_selectors=include_selectors)
+        return sorted(chosen.values(), key=lambda t: self._rank[t.name])
 
 
 def _strings(values: Iterable[str] | None, what: str) -> list[str]:
@@ -579,9 +594,7 @@ def _strings(values: Iterable[str] | None, what: str) -> list[str]:
     return list(values)
 
 
-def _flatten(
-    order: Iterable[Tool | Toolbox], *, primary: bool, deprecated: bool
-) -> Iterator[Tool]:
+def _flatten(order: Iterable[Tool | Toolbox], *, primary: bool, deprecated: bool) -> Iterator[Tool]:
     for entry in order:
         if isinstance(entry, Tool):
             if deprecated or entry.spec.deprecated is None:
@@ -600,26 +613,23 @@ def _flatten(
 def _listed(box: Toolbox) -> tuple[Tool, ...]:
     # What the box's selector lists: a catalog selector skips deprecated members,
     # a set-scoped one lists every member of the set.
-    return (
-        box.members
-        if box.scoped
-        else tuple(m for m in box.members if m.spec.deprecated is None)
-    )
+    return box.members if box.scoped else tuple(m for m in box.members if m.spec.deprecated is None)
 
 
 def _next_tools(
     current: Iterable[Tool | str],
     opened: Iterable[str] | str,
-    resolve: Any,
-    members: Mapping[str, tuple[Tool, ...]],
+    resolve: Callable[[object], Tool],
+    members: Callable[[str], tuple[Tool, ...]],
 ) -> tuple[Tool, ...]:
     out: dict[str, Tool] = {}
     for item in current:
         tool = item if isinstance(item, Tool) else resolve(item)
         out.setdefault(tool.name, tool)
     for name in [opened] if isinstance(opened, str) else opened:
-        for tool in members.get(name, ()):
-            out.setdefault(tool.name, tool)
+        if isinstance(name, str):
+            for tool in members(name):
+                out.setdefault(tool.name, tool)
     return tuple(out.values())
 
 
@@ -644,9 +654,7 @@ class ToolSet:
         "_visible_names",
     )
 
-    def __init__(
-        self, catalog: Catalog, tools: Sequence[Tool], *, include_selectors: bool
-    ) -> None:
+    def __init__(self, catalog: Catalog, tools: Sequence[Tool], *, include_selectors: bool) -> None:
         self._catalog = catalog
         self._all = tuple(tools)
         self._include_selectors = include_selectors
@@ -716,7 +724,7 @@ class ToolSet:
         return len(self._all)
 
     def __iter__(self) -> Iterator[Tool]:
-        return iter(self._visible)
+        return iter(self._all)
 
     def __repr__(self) -> str:
         return f"ToolSet({list(self._visible_names)!r})"
@@ -752,9 +760,7 @@ class ToolSet:
 
     # -- calling --------------------------------------------------------------------
 
-    async def invoke(
-        self, call: ToolCall, *, context: ToolContext | None = None
-    ) -> ToolOutcome:
+    async def invoke(self, call: ToolCall, *, context: ToolContext | None = None) -> ToolOutcome:
         """Resolve `call.name` in this set and run it.
 
         Never raises for the call's failures: an unknown name is an
@@ -766,9 +772,7 @@ class ToolSet:
         outcome = await tool.invoke(call.arguments, context=context, call_id=call.id)
         return _as_called(outcome, call)
 
-    def invoke_sync(
-        self, call: ToolCall, *, context: ToolContext | None = None
-    ) -> ToolOutcome:
+    def invoke_sync(self, call: ToolCall, *, context: ToolContext | None = None) -> ToolOutcome:
         """`invoke` for synchronous hosts."""
         tool = self.get(call.name)
         if tool is None:
@@ -804,8 +808,12 @@ class ToolSet:
         Raises:
             UnknownToolError: A name in `current` is not in this set.
         """
-        opened_boxes = self._members if self._include_selectors else {}
-        return _next_tools(current, opened, self.resolve, opened_boxes)
+
+        def members(name: str) -> tuple[Tool, ...]:
+            # Without selectors every member is listed already: nothing to open.
+            return self._members.get(name, ()) if self._include_selectors else ()
+
+        return _next_tools(current, opened, self.resolve, members)
 
 
 def _as_called(outcome: ToolOutcome, call: ToolCall) -> ToolOutcome:

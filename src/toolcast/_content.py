@@ -5,11 +5,10 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, TypeAlias
 
 import jiter
 from pydantic_core import to_json
-from typing_extensions import TypeAlias
 
 __all__ = ("ContentPart", "ImagePart", "JsonPart", "TextPart", "ToolResult")
 
@@ -37,7 +36,7 @@ class JsonPart:
     @classmethod
     def of(cls, value: Any) -> JsonPart:
         """Serialise `value` (dataclasses, models, dates, UUIDs, enums, ...) to a part."""
-        return cls(to_json(value, bytes_mode="base64").decode())
+        return cls(to_json(value, bytes_mode="base64", inf_nan_mode="null").decode())
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +54,7 @@ class ImagePart:
         return base64.b64encode(self.data).decode("ascii")
 
 
-ContentPart: TypeAlias = Union[TextPart, JsonPart, ImagePart]
+ContentPart: TypeAlias = TextPart | JsonPart | ImagePart
 """One part of a tool result."""
 
 

@@ -35,13 +35,16 @@ __all__ = (
     "FactoryResolver",
     "FixedResolver",
     "Member",
+    "class_tools",
     "fingerprint",
     "iter_modules",
     "origin_of",
     "owner_class",
     "register_owner",
+    "resolver_for",
     "scan_class",
     "scan_module",
+    "snake_case",
 )
 
 MemberKind = Literal["method", "static", "class"]
@@ -98,7 +101,7 @@ def _registered(function: Any) -> bool:
     return options is not None and options.register
 
 
-def scan_class(cls: type, *, registered_only: bool = True) -> ClassEntry:
+def scan_class(cls: type) -> ClassEntry:
     """The class's own `@tool` methods (inherited ones belong to their base class)."""
     members = []
     for attribute, raw in vars(cls).items():
@@ -108,11 +111,8 @@ def scan_class(cls: type, *, registered_only: bool = True) -> ClassEntry:
             kind, function = "static", raw.__func__
         elif isinstance(raw, classmethod):
             kind, function = "class", raw.__func__
-        if not inspect.isfunction(function) or options_of(function) is None:
-            continue
-        if registered_only and not _registered(function):
-            continue
-        members.append(Member(attribute, function, kind))
+        if inspect.isfunction(function) and _registered(function):
+            members.append(Member(attribute, function, kind))
     return ClassEntry(cls, tuple(members), toolbox_options(cls))
 
 
@@ -150,9 +150,7 @@ def fingerprint(modules: Iterable[ModuleType]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def iter_modules(
-    modules: Iterable[ModuleType | str], *, recursive: bool
-) -> list[ModuleType]:
+def iter_modules(modules: Iterable[ModuleType | str], *, recursive: bool) -> list[ModuleType]:
     """The modules to scan, each once, in order.
 
     With `recursive`, every submodule of each package given follows it, imported
@@ -170,10 +168,17 @@ def iter_modules(
         path = getattr(module, "__path__", None)
         if recursive and path is not None:
             prefix = module.__name__ + "."
-            names = sorted(info.name for info in pkgutil.walk_packages(path, prefix))
+            found = pkgutil.walk_packages(path, prefix, onerror=_reraise)
+            names = sorted(info.name for info in found)
             for sub in names:
                 out.setdefault(sub, importlib.import_module(sub))
     return list(out.values())
+
+
+def _reraise(name: str) -> None:
+    # walk_packages swallows a subpackage's ImportError by default, which would
+    # silently drop its tools; surface it instead.
+    raise  # re-raises the ImportError walk_packages is handling
 
 
 # ----------------------------------------------------------------------- resolvers
@@ -190,7 +195,10 @@ def owner_class(tool: Tool) -> type | None:
     A host's own resolver uses it to ask its container for the right object.
     """
     function = tool.function
-    found = _OWNERS.get(function)
+    try:
+        found = _OWNERS.get(function)
+    except TypeError:  # a callable object that cannot be weakly referenced
+        found = None
     if found is not None:
         return found
     qualname: str = getattr(function, "__qualname__", "")
@@ -273,9 +281,7 @@ class FactoryResolver:
 
     __slots__ = ("_cache", "_factory", "_lock", "_per_call")
 
-    def __init__(
-        self, factory: Callable[[type], object], *, per_call: bool = True
-    ) -> None:
+    def __init__(self, factory: Callable[[type], object], *, per_call: bool = True) -> None:
         self._factory = factory
         self._per_call = per_call
         self._cache: dict[type, object] = {}

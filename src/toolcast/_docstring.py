@@ -1,4 +1,4 @@
-"""Descriptions from Google, NumPy and Sphinx (reST) docstrings, via `docstring_parser`."""
+"""Descriptions from Google, NumPy and Sphinx (reST) docstrings (docstring_parser)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import docstring_parser
+from docstring_parser import google
 
 __all__ = ("Docstring", "parse_docstring")
 
@@ -32,13 +33,48 @@ def _normalise(text: str | None) -> str:
     return "\n\n".join(_SPACE.sub(" ", p) for p in paragraphs if p)
 
 
+# Napoleon's other parameter sections (keyword-only parameters are often listed there).
+_SECTIONS = [
+    *google.DEFAULT_SECTIONS,
+    *(
+        google.Section(title, "param", google.SectionType.MULTIPLE)
+        for title in ("Keyword Args", "Keyword Arguments", "Other Parameters")
+    ),
+]
+_GOOGLE = google.GoogleParser(_SECTIONS)
+_TITLE = re.compile(
+    "(?:" + "|".join(re.escape(s.title) for s in _SECTIONS) + r"):[ \t]*\Z"
+)
+
+
+def _parse(text: str) -> docstring_parser.Docstring:
+    lines = text.split("\n")
+    if _TITLE.match(lines[0]) and not any(_TITLE.match(line) for line in lines[1:]):
+        # `"""Args:` on the quote line: dedenting flattened the entries to the
+        # title's level, so put them back under it.
+        text = "\n".join([lines[0], *(f"    {line}" for line in lines[1:])])
+    # The leading newline lets a docstring open with a section, which
+    # docstring_parser would otherwise read as the summary.
+    text = "\n" + text
+    best = docstring_parser.parse(text)
+    try:
+        extended = _GOOGLE.parse(text)
+    except docstring_parser.ParseError:
+        return best
+    return extended if len(extended.meta) > len(best.meta) else best
+
+
 @lru_cache(maxsize=4096)
 def parse_docstring(doc: str | None) -> Docstring:
     """Split a docstring into its description and per-parameter descriptions."""
     if not doc or not doc.strip():
         return Docstring()
-    parsed = docstring_parser.parse(inspect.cleandoc(doc))
-    parts = [_normalise(parsed.short_description), _normalise(parsed.long_description)]
+    parsed = _parse(inspect.cleandoc(doc))
+    short, long = parsed.short_description, parsed.long_description
+    if short and long and not parsed.blank_after_short_description:
+        # A summary wrapped over several lines is one paragraph, not two.
+        short, long = f"{short}\n{long}", None
+    parts = [_normalise(short), _normalise(long)]
     params = {
         p.arg_name: _normalise(p.description)
         for p in parsed.params

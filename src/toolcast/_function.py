@@ -10,6 +10,7 @@ import inspect
 import re
 import types
 import typing
+from collections import abc
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -86,14 +87,32 @@ def _is_context(tp: Any) -> bool:
     return False
 
 
-def _hints(fn: Callable[..., Any], qualname: str, problems: list[DefinitionProblem]) -> dict[str, Any]:
+def _hints(
+    fn: Callable[..., Any], qualname: str, problems: list[DefinitionProblem]
+) -> dict[str, Any]:
     try:
         return typing_extensions.get_type_hints(fn, include_extras=True)
-    except Exception as exc:  # noqa: BLE001 - the user's annotation failed to evaluate
-        problems.append(
-            DefinitionProblem("unresolved-annotation", "", f"type hints could not be resolved: {exc}")
-        )
-        return {}
+    except Exception:  # the user's annotation failed to evaluate: find which one
+        pass
+    target = inspect.unwrap(fn)
+    globalns = getattr(target, "__globals__", None)
+    hints: dict[str, Any] = {}
+    for name, annotation in dict(getattr(target, "__annotations__", None) or {}).items():
+        one = types.SimpleNamespace(__annotations__={name: annotation})
+        try:
+            hints.update(
+                typing_extensions.get_type_hints(one, globalns=globalns, include_extras=True)
+            )
+        except Exception as exc:  # noqa: BLE001 - reported as a problem
+            problems.append(
+                DefinitionProblem(
+                    "unresolved-annotation", name,
+                    f"annotation {annotation!r} could not be resolved ({exc}); "
+                    "define the type at module level or import it outside TYPE_CHECKING.",
+                )
+            )
+            hints[name] = typing.Any  # already reported; no second problem
+    return hints
 
 
 def analyse(fn: Callable[..., Any], options: ToolOptions, *, bound: bool, lenient_nulls: bool = False) -> Analysis:
@@ -118,6 +137,7 @@ def analyse(fn: Callable[..., Any], options: ToolOptions, *, bound: bool, lenien
         params = params[1:]
 
     builder = SchemaBuilder(qualname, lenient_nulls=lenient_nulls)
+    builder.problems = problems
     fields: list[FieldDef] = []
     positional: list[tuple[str, Any]] = []
     context_param: str | None = None
@@ -184,9 +204,8 @@ def analyse(fn: Callable[..., Any], options: ToolOptions, *, bound: bool, lenien
         node.core = cs.definitions_schema(node.core, builder.core_defs)
 
     output_schema = _output_schema(hints.get("return", MISSING), qualname, problems)
-    problems.extend(builder.problems)
     if problems:
-        raise ToolDefinitionError(qualname, problems)
+        raise ToolDefinitionError(qualname, _in_signature_order(problems, params, seen_keys))
 
     is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
     plan = CallPlan(tuple(positional), context_param, tuple(injected), needs_receiver)
@@ -194,19 +213,49 @@ def analyse(fn: Callable[..., Any], options: ToolOptions, *, bound: bool, lenien
                     builder.needs_python_regex, is_async)
 
 
-_TEXT_RESULTS = (str, ToolResult, TextPart, JsonPart, ImagePart)
+def _in_signature_order(
+    problems: list[DefinitionProblem], params: list[inspect.Parameter], keys: dict[str, str]
+) -> list[DefinitionProblem]:
+    """Tool-level problems first, then by parameter, then the return type (stable)."""
+    rank = {p.name: i for i, p in enumerate(params)}
+    rank.update({key: rank[name] for key, name in keys.items()})
+
+    def position(problem: DefinitionProblem) -> int:
+        if not problem.path:
+            return -1
+        head = re.match(r"[^.\[{]*", problem.path)
+        name = head.group() if head else problem.path
+        return rank.get(name, len(params) if name == "return" else len(params) + 1)
+
+    return sorted(problems, key=position)
 
 
-def _output_schema(tp: Any, qualname: str, problems: list[DefinitionProblem]) -> dict[str, Any] | None:
+_PART_TYPES = (ToolResult, TextPart, JsonPart, ImagePart)
+_UNIONS = (typing.Union, types.UnionType)
+
+
+def _is_parts(tp: Any) -> bool:
+    """Content parts, or a list/tuple/union of them (they are sent as they are)."""
+    base, _ = split_annotated(tp)
+    if base in _PART_TYPES:
+        return True
+    origin = typing_extensions.get_origin(base)
+    if origin in (*_UNIONS, list, tuple, abc.Sequence):
+        return any(_is_parts(a) for a in typing_extensions.get_args(base) if a is not Ellipsis)
+    return False
+
+
+def _output_schema(
+    tp: Any, qualname: str, problems: list[DefinitionProblem]
+) -> dict[str, Any] | None:
     if tp is MISSING or tp is None or tp is type(None):
         return None
     base, _ = split_annotated(tp)
-    origin = typing_extensions.get_origin(base)
-    if base in _TEXT_RESULTS or base is typing.Any:
+    if base is str or base is typing.Any or _is_parts(base):
         return None
-    if origin in (list, tuple, typing.Union, types.UnionType) and any(
-        a in _TEXT_RESULTS for a in typing_extensions.get_args(base)
-    ):
+    # `str | None`, `str | int`: sometimes plain text, so no structured schema.
+    # (`list[str]` is structured: it is sent as one JSON part.)
+    if typing_extensions.get_origin(base) in _UNIONS and str in typing_extensions.get_args(base):
         return None
     builder = SchemaBuilder(qualname)
     node = builder.node(tp, "return")

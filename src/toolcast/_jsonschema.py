@@ -8,6 +8,8 @@ Values reach the handler as plain JSON (dicts, lists, str, int, float, bool, Non
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,12 +25,31 @@ _ANNOTATIONS = {
     "deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding", "$defs",
     "definitions",
 }  # fmt: skip
-_FORMATS = {
+# An approximation of RFC 5321/5322 addresses and RFC 3986 absolute URIs: the
+# shape is checked, not every production of the grammars.
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\Z")
+_URI = re.compile(
+    r"[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9._~!$&'()*+,;=:@/?#\[\]-]|%[0-9A-Fa-f]{2})*\Z"
+)
+
+
+def _matching(regex: re.Pattern[str], kind: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if not regex.match(value):
+            raise PydanticCustomError("format", f"must be a valid {kind}")
+        return value
+
+    return check
+
+
+_FORMATS: dict[str, Callable[[str], Any]] = {
     "date-time": _parse_datetime,
     "date": _parse_date,
     "time": _parse_time,
     "duration": _parse_duration,
     "uuid": _parse_uuid,
+    "email": _matching(_EMAIL, "email"),
+    "uri": _matching(_URI, "uri"),
 }
 _KNOWN = {
     "type", "enum", "const", "anyOf", "$ref", "format", "minimum", "maximum",
@@ -106,20 +127,27 @@ class _Compiler:
             if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
                 return self.fail(path, "unsupported-ref", f"only local '#/$defs/Name' references are supported, not {ref!r}.")
             self.refs.add(ref.rsplit("/", 1)[-1])
-            return cs.definition_reference_schema(ref.rsplit("/", 1)[-1]), None
+            core = cs.definition_reference_schema(ref.rsplit("/", 1)[-1])
+            return self._and_siblings(core, None, schema, "$ref", path)
         if "anyOf" in schema:
             parts = [self.compile(s, f"{path}/anyOf/{i}") for i, s in enumerate(schema["anyOf"])]
             depths = [d for _, d in parts]
-            return cs.union_schema([c for c, _ in parts], custom_error_type="union_mismatch",
-                                   custom_error_message="must match one of the allowed shapes"), (
-                None if None in depths else max(d for d in depths if d is not None))
+            core = cs.union_schema([c for c, _ in parts], custom_error_type="union_mismatch",
+                                   custom_error_message="must match one of the allowed shapes")
+            depth = None if None in depths else max(d for d in depths if d is not None)
+            return self._and_siblings(core, depth, schema, "anyOf", path)
         if "enum" in schema or "const" in schema:
-            values = tuple(schema["enum"]) if "enum" in schema else (schema["const"],)
+            key = "enum" if "enum" in schema else "const"
+            values = tuple(schema["enum"]) if key == "enum" else (schema["const"],)
             if any(isinstance(v, (dict, list)) for v in values):
                 return self.fail(path, "unsupported-keyword", "enum/const values must be JSON scalars.")
-            return self.literals._literal(values, path).core, 0
+            return self._and_siblings(self.literals._literal(values, path).core, 0, schema, key, path)
         kind = schema.get("type")
         if kind is None:
+            untyped = sorted(set(schema) - _ANNOTATIONS)
+            if untyped:
+                # They would constrain only values of their own type; say which.
+                return self.fail(path, "missing-type", f"keywords {', '.join(untyped)} need a \"type\".")
             return cs.any_schema(), None
         kinds = kind if isinstance(kind, list) else [kind]
         compiled = [self._typed(k, schema, path) for k in kinds]
@@ -129,6 +157,17 @@ class _Compiler:
         return cs.union_schema([c for c, _ in compiled], custom_error_type="union_mismatch",
                                custom_error_message=f"must be one of: {', '.join(kinds)}"), (
             None if None in depths else max(d for d in depths if d is not None))
+
+    def _and_siblings(
+        self, core: cs.CoreSchema, depth: int | None, schema: dict[str, Any], key: str, path: str
+    ) -> tuple[cs.CoreSchema, int | None]:
+        """`core` (for `key`) and the schema's other validation keywords, both applied."""
+        rest = {k: v for k, v in schema.items() if k != key}
+        if not set(rest) - _ANNOTATIONS:
+            return core, depth
+        first, first_depth = self.compile(rest, path)
+        both = None if depth is None or first_depth is None else max(depth, first_depth)
+        return cs.chain_schema([first, core]), both
 
     def _typed(self, kind: str, s: dict[str, Any], path: str) -> tuple[cs.CoreSchema, int | None]:
         num = {k: s[v] for k, v in (("ge", "minimum"), ("le", "maximum"), ("gt", "exclusiveMinimum"),
@@ -151,18 +190,33 @@ class _Compiler:
 
                 self.python_regex |= _needs_python_regex(pattern)
             core = cs.str_schema(strict=True, min_length=s.get("minLength"), max_length=s.get("maxLength"), pattern=pattern)
-            parse = _FORMATS.get(s.get("format", ""))
-            if parse is not None:
+            fmt = s.get("format")
+            if fmt is not None:
+                parse = _FORMATS.get(fmt)
+                if parse is None:
+                    return self.fail(
+                        path, "unsupported-format",
+                        f"format {fmt!r} cannot be checked (supported: {', '.join(_FORMATS)}); "
+                        "remove it or use a pattern.",
+                    )
                 core = cs.no_info_after_validator_function(_keep_string(parse), core)
             return core, 0
         if kind == "array":
             lengths = {"min_length": s.get("minItems"), "max_length": s.get("maxItems")}
             if "prefixItems" in s:
                 parts = [self.compile(p, f"{path}/prefixItems/{i}") for i, p in enumerate(s["prefixItems"])]
-                rest, rest_depth = self.compile(s.get("items", True), f"{path}/items")
-                core = cs.tuple_schema([c for c, _ in parts] + [rest], variadic_item_index=len(parts), strict=True, **lengths)
+                items = [c for c, _ in parts]
+                depths = [d for _, d in parts]
+                if s.get("items", True) is False:
+                    # `"items": false` closes the tuple (the usual 2020-12 idiom).
+                    core = cs.tuple_schema(items, strict=True, **lengths)
+                else:
+                    rest, rest_depth = self.compile(s.get("items", True), f"{path}/items")
+                    core = cs.tuple_schema(
+                        [*items, rest], variadic_item_index=len(items), strict=True, **lengths
+                    )
+                    depths.append(rest_depth)
                 core = cs.no_info_after_validator_function(list, core)
-                depths = [d for _, d in parts] + [rest_depth]
             else:
                 item, item_depth = self.compile(s.get("items", True), f"{path}/items")
                 core = cs.list_schema(item, strict=True, **lengths)

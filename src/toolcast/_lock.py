@@ -33,8 +33,11 @@ __all__ = (
     "LOCK_FORMAT",
     "LockChange",
     "LockReport",
+    "check_lock",
     "check_main",
     "compare_locks",
+    "dumps_lock",
+    "is_version_bump",
     "load_target",
     "lock_document",
     "lock_main",
@@ -280,9 +283,7 @@ def _types(node: Mapping[str, Any], root: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(found)
 
 
-def _branches(
-    node: Mapping[str, Any], root: Mapping[str, Any]
-) -> list[Mapping[str, Any]]:
+def _branches(node: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     if "anyOf" in node:
         return [_deref(branch, root)[0] for branch in node["anyOf"]]
     return [node]
@@ -355,9 +356,7 @@ def _enum_of(node: Mapping[str, Any]) -> list[Any] | None:
     return [node["const"]] if "const" in node else None
 
 
-def _compare_enum(
-    walk: _Walk, old: Mapping[str, Any], new: Mapping[str, Any], path: str
-) -> None:
+def _compare_enum(walk: _Walk, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
     old_enum, new_enum = _enum_of(old), _enum_of(new)
     if old_enum is None and new_enum is None:
         return
@@ -419,9 +418,7 @@ def _tighter(keyword: str, old: Any, new: Any) -> bool | None:
     return True  # a different pattern/format: nothing proves it accepts as much
 
 
-def _compare_bounds(
-    walk: _Walk, old: Mapping[str, Any], new: Mapping[str, Any], path: str
-) -> None:
+def _compare_bounds(walk: _Walk, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
     label = walk.label(path)
     for keyword in (*_LOWER, *_UPPER, "multipleOf", "uniqueItems", *_RESTRICT):
         before, after = old.get(keyword), new.get(keyword)
@@ -551,9 +548,7 @@ def _compare_additional(
         )
 
 
-def _schema_changes(
-    tool: str, old: Any, new: Any, direction: Direction
-) -> list[LockChange]:
+def _schema_changes(tool: str, old: Any, new: Any, direction: Direction) -> list[LockChange]:
     out: list[LockChange] = []
     if old is None or new is None:
         if old is not None:
@@ -580,9 +575,7 @@ def _schema_changes(
     return out
 
 
-def _tool_changes(
-    name: str, old: Mapping[str, Any], new: Mapping[str, Any]
-) -> list[LockChange]:
+def _tool_changes(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[LockChange]:
     out: list[LockChange] = []
     new_aliases = set(new.get("aliases", ()))
     for alias in old.get("aliases", ()):
@@ -598,16 +591,10 @@ def _tool_changes(
     for alias in new.get("aliases", ()):
         if alias not in set(old.get("aliases", ())):
             out.append(
-                LockChange(
-                    name, "alias-added", f"Tool {name!r} gained alias {alias!r}.", False
-                )
+                LockChange(name, "alias-added", f"Tool {name!r} gained alias {alias!r}.", False)
             )
-    out += _schema_changes(
-        name, old.get("input_schema"), new.get("input_schema"), "input"
-    )
-    out += _schema_changes(
-        name, old.get("output_schema"), new.get("output_schema"), "output"
-    )
+    out += _schema_changes(name, old.get("input_schema"), new.get("input_schema"), "input")
+    out += _schema_changes(name, old.get("output_schema"), new.get("output_schema"), "output")
     if old.get("description") != new.get("description"):
         out.append(
             LockChange(
@@ -642,8 +629,7 @@ def _tool_changes(
                 LockChange(
                     name,
                     "metadata-changed",
-                    f"Tool {name!r}: {key} "
-                    f"{_json_key(old[key])} -> {_json_key(new[key])}.",
+                    f"Tool {name!r}: {key} {_json_key(old[key])} -> {_json_key(new[key])}.",
                     key in _BREAKING_METADATA,
                 )
             )
@@ -652,17 +638,14 @@ def _tool_changes(
             LockChange(
                 name,
                 "version-changed",
-                f"Tool {name!r}: version "
-                f"{old.get('version')!r} -> {new.get('version')!r}.",
+                f"Tool {name!r}: version {old.get('version')!r} -> {new.get('version')!r}.",
                 False,
             )
         )
     return out
 
 
-def _renamed_changes(
-    name: str, old: Mapping[str, Any], new: Mapping[str, Any]
-) -> list[LockChange]:
+def _renamed_changes(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[LockChange]:
     # The old name's own entry is gone; what matters is whether calls written
     # for it still fit the tool that now answers to it.
     skip = {"alias-added", "description-changed", "toolbox-changed"}
@@ -709,8 +692,7 @@ def _rename_twins(
         for other in fresh.get(_json_key(entry.get("input_schema")), ()):
             candidate = new_tools[other]
             score = 2 * (
-                _json_key(candidate.get("output_schema"))
-                == _json_key(entry.get("output_schema"))
+                _json_key(candidate.get("output_schema")) == _json_key(entry.get("output_schema"))
             ) + (candidate.get("description") == entry.get("description"))
             scored.append((-score, order, name, other))
     twins: dict[str, str] = {}
@@ -731,9 +713,7 @@ def compare_locks(old: Mapping[str, Any], new: Mapping[str, Any]) -> LockReport:
     old_tools, new_tools = _tools_of(old, "old"), _tools_of(new, "new")
     changes: list[LockChange] = []
     new_by_alias = {
-        alias: name
-        for name, entry in new_tools.items()
-        for alias in entry.get("aliases", ())
+        alias: name for name, entry in new_tools.items() for alias in entry.get("aliases", ())
     }
     claimed: set[str] = set()
     twins = _rename_twins(old_tools, new_tools, new_by_alias)
@@ -749,8 +729,7 @@ def compare_locks(old: Mapping[str, Any], new: Mapping[str, Any]) -> LockReport:
             renamed = LockChange(
                 name,
                 "tool-renamed-with-alias",
-                f"Tool {name!r} was renamed to {target!r}; the old name is kept "
-                "as an alias.",
+                f"Tool {name!r} was renamed to {target!r}; the old name is kept as an alias.",
                 False,
             )
             changes += _excuse(
@@ -786,16 +765,12 @@ def compare_locks(old: Mapping[str, Any], new: Mapping[str, Any]) -> LockReport:
         )
     for name in new_tools:
         if name not in old_tools and name not in claimed:
-            changes.append(
-                LockChange(name, "tool-added", f"Tool {name!r} was added.", False)
-            )
+            changes.append(LockChange(name, "tool-added", f"Tool {name!r} was added.", False))
     changes += _toolbox_changes(old.get("toolboxes", {}), new.get("toolboxes", {}))
     return LockReport(tuple(changes))
 
 
-def _toolbox_changes(
-    old: Mapping[str, Any], new: Mapping[str, Any]
-) -> list[LockChange]:
+def _toolbox_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[LockChange]:
     out: list[LockChange] = []
     for name in old:
         if name not in new:
@@ -878,18 +853,12 @@ def _parser(prog: str, *, check: bool) -> argparse.ArgumentParser:
             else "Write the contract of every tool of TARGET to a lock file."
         ),
     )
-    parser.add_argument(
-        "target", metavar="TARGET", help="module, package, or module:attribute"
-    )
+    parser.add_argument("target", metavar="TARGET", help="module, package, or module:attribute")
     if check:
         parser.add_argument("lockfile", metavar="LOCKFILE", type=Path)
-        parser.add_argument(
-            "--json", action="store_true", help="print the report as JSON"
-        )
+        parser.add_argument("--json", action="store_true", help="print the report as JSON")
     else:
-        parser.add_argument(
-            "-o", "--output", type=Path, help="file to write (default: stdout)"
-        )
+        parser.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     parser.add_argument(
         "-r", "--recursive", action="store_true", help="scan a package's submodules too"
     )
@@ -955,9 +924,7 @@ def _print_text(report: LockReport, write: Callable[[str], object]) -> None:
     )
 
 
-def check_main(
-    argv: Sequence[str] | None = None, *, prog: str = "toolcast check"
-) -> int:
+def check_main(argv: Sequence[str] | None = None, *, prog: str = "toolcast check") -> int:
     """`toolcast check TARGET LOCKFILE`: 0 ok, 1 unexcused breaking change, 2 usage."""
     parser = _parser(prog, check=True)
     args = parser.parse_args(argv)
@@ -970,9 +937,7 @@ def check_main(
         return source
     report = check_lock(source, locked)
     if args.json:
-        sys.stdout.write(
-            json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
-        )
+        sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:
         _print_text(report, sys.stdout.write)
     if report.ok:

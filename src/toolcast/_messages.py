@@ -38,7 +38,7 @@ def describe_value(value: Any) -> str:
     """A short JSON rendering of what the model sent."""
     try:
         text = to_json(value, bytes_mode="base64", inf_nan_mode="constants").decode()
-    except Exception:  # noqa: BLE001 - an unserialisable input still gets a message
+    except Exception:
         text = type(value).__name__
     if len(text) > _GOT_LIMIT:
         text = text[: _GOT_LIMIT - 1] + "…"
@@ -66,6 +66,10 @@ _TYPES = {
 }
 
 
+def _count(n: Any, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _sentence(err: ErrorDetails) -> str:
     kind = err["type"]
     ctx: dict[str, Any] = dict(err.get("ctx") or {})
@@ -73,6 +77,8 @@ def _sentence(err: ErrorDetails) -> str:
         return f"must be {_TYPES[kind]}"
     if kind == "finite_number":
         return "must be a finite number"
+    if kind == "int_parsing_size":
+        return "is out of range"
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
         words = {
             "greater_than": "greater than",
@@ -85,13 +91,13 @@ def _sentence(err: ErrorDetails) -> str:
     if kind == "multiple_of":
         return f"must be a multiple of {ctx.get('multiple_of')}"
     if kind == "string_too_short":
-        return f"must have at least {ctx.get('min_length')} characters"
+        return f"must have at least {_count(ctx.get('min_length'), 'character')}"
     if kind == "string_too_long":
-        return f"must have at most {ctx.get('max_length')} characters"
+        return f"must have at most {_count(ctx.get('max_length'), 'character')}"
     if kind == "too_short":
-        return f"must have at least {ctx.get('min_length')} items"
+        return f"must have at least {_count(ctx.get('min_length'), 'item')}"
     if kind == "too_long":
-        return f"must have at most {ctx.get('max_length')} items"
+        return f"must have at most {_count(ctx.get('max_length'), 'item')}"
     if kind == "string_pattern_mismatch":
         return f"must match the pattern {ctx.get('pattern')}"
     if kind in ("literal_error", "enum"):

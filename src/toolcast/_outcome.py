@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from typing_extensions import TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from toolcast._content import ContentPart, JsonPart, TextPart
 
@@ -63,8 +61,12 @@ class ToolOutcome:
         value = self.structured_value
         if value is None or self.is_error:
             return None
-        if type(value).__name__ == "_LazyMarker":
+        marker = type(value).__name__
+        if marker == "_LazyMarker":
             return next((p.value for p in self.content if isinstance(p, JsonPart)), None)
+        if marker == "_LazyEnvelopedMarker":
+            envelope = next((p.value for p in self.content if isinstance(p, JsonPart)), None)
+            return envelope.get("result") if isinstance(envelope, dict) else None
         return value
 
     @classmethod

@@ -29,10 +29,16 @@ def text_of(parts: Sequence[ContentPart]) -> str:
 
 
 def _is_parts(value: Any) -> bool:
-    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(v, _PARTS) for v in value)
+    return (
+        isinstance(value, (list, tuple))
+        and bool(value)
+        and all(isinstance(v, _PARTS) for v in value)
+    )
 
 
-def outcome_of(spec: ToolSpec, value: Any, call_id: str | None, envelope: dict[str, Any] | None) -> ToolOutcome:
+def outcome_of(
+    spec: ToolSpec, value: Any, call_id: str | None, envelope: dict[str, Any] | None
+) -> ToolOutcome:
     """The successful outcome for `value` (envelope: the output schema to wrap with)."""
     if isinstance(value, ToolResult):
         parts = tuple(value.content)
@@ -40,22 +46,31 @@ def outcome_of(spec: ToolSpec, value: Any, call_id: str | None, envelope: dict[s
             call_id=call_id, tool_name=spec.name, is_error=value.is_error, content=parts,
             text=text_of(parts), value=value, structured_value=value.structured,
         )
-    if envelope is not None:
-        part = JsonPart(to_json({"schema": envelope, "result": value}, bytes_mode="base64").decode())
-        return ToolOutcome(call_id=call_id, tool_name=spec.name, content=(part,), text=part.text, value=value)
+    name = spec.name
     if value is None:
-        return ToolOutcome(call_id=call_id, tool_name=spec.name, value=None)
+        return ToolOutcome(call_id=call_id, tool_name=name, value=None)
     if isinstance(value, str):
-        return ToolOutcome(call_id=call_id, tool_name=spec.name, content=(TextPart(value),), text=value, value=value)
-    if isinstance(value, _PARTS):
-        return ToolOutcome(call_id=call_id, tool_name=spec.name, content=(value,), text=text_of((value,)), value=value)
-    if _is_parts(value):
-        parts = tuple(value)
-        return ToolOutcome(call_id=call_id, tool_name=spec.name, content=parts, text=text_of(parts), value=value)
-    text = to_json(value, bytes_mode="base64").decode()
+        return ToolOutcome(
+            call_id=call_id, tool_name=name, content=(TextPart(value),), text=value, value=value
+        )
+    if isinstance(value, _PARTS) or _is_parts(value):
+        parts = (value,) if isinstance(value, _PARTS) else tuple(value)
+        return ToolOutcome(
+            call_id=call_id, tool_name=name, content=parts, text=text_of(parts), value=value
+        )
+    # The envelope wraps structured values only: None, text and parts have no
+    # output schema to show. NaN/Infinity become null, as JSON has no spelling for them.
+    if envelope is not None:
+        text = to_json(
+            {"schema": envelope, "result": value}, bytes_mode="base64", inf_nan_mode="null"
+        ).decode()
+        structured: Any = _LazyEnveloped
+    else:
+        text = to_json(value, bytes_mode="base64", inf_nan_mode="null").decode()
+        structured = _Lazy
     return ToolOutcome(
         call_id=call_id, tool_name=spec.name, content=(JsonPart(text),), text=text, value=value,
-        structured_value=_Lazy,
+        structured_value=structured,
     )
 
 
@@ -64,3 +79,10 @@ class _LazyMarker:
 
 
 _Lazy: Any = _LazyMarker()
+
+
+class _LazyEnvelopedMarker:
+    """Like `_LazyMarker`, for the `result` inside a `{"schema", "result"}` envelope."""
+
+
+_LazyEnveloped: Any = _LazyEnvelopedMarker()

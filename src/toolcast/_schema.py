@@ -582,12 +582,13 @@ class SchemaBuilder:
                 item = self.node(args[0], f"{path}[]")
                 core = cs.tuple_schema([item.core], variadic_item_index=0, strict=True)
                 return _array(item, core, {"items": item.json})
+            if args == ((),) or (not args and origin is tuple and tp is not typing.Tuple):
+                # tuple[()]: Python 3.11+ reports no args, 3.10 reports ((),).
+                return Node({"type": "array", "maxItems": 0}, cs.tuple_schema([], strict=True), depth=1)
             if not args:
                 item = self.node(typing.Any, f"{path}[]")
                 core = cs.tuple_schema([item.core], variadic_item_index=0, strict=True)
                 return _array(item, core, {"items": item.json})
-            if args == ((),):
-                return Node({"type": "array", "maxItems": 0}, cs.tuple_schema([], strict=True), depth=1)
             items = [self.node(a, f"{path}[{i}]") for i, a in enumerate(args)]
             json = {"type": "array", "prefixItems": [n.json for n in items], "minItems": len(items), "maxItems": len(items)}
             guards = tuple((i, *g) for i, n in enumerate(items) for g in n.guards)
@@ -712,7 +713,13 @@ class SchemaBuilder:
             for name, info in cls.model_fields.items():  # type: ignore[attr-defined]
                 meta = Meta()
                 _absorb(meta, info)
-                key = meta.alias or name
+                key = _model_key(cls, name, info)
+                if key is None:
+                    self.problem(
+                        "unsupported-alias", f"{owner}.{name}",
+                        "AliasPath validation aliases have no JSON Schema; use a plain alias.",
+                    )
+                    continue
                 # pydantic validates by alias; the dict we hand it keeps the alias keys
                 yield FieldDef(key, key, info.annotation, info.is_required(), meta.default,
                                meta.description or doc.params.get(name), meta)
@@ -903,6 +910,19 @@ def _strip_required(tp: Any) -> Any:
         base, *extras = typing_extensions.get_args(tp)
         return typing_extensions.Annotated[(_strip_required(base), *extras)]
     return tp
+
+
+def _model_key(cls: type, name: str, info: Any) -> str | None:
+    """The key pydantic validates a model field by (None: not expressible as one key)."""
+    if getattr(cls, "model_config", {}).get("validate_by_alias", True) is False:
+        return name
+    alias = info.validation_alias
+    if alias is None:
+        return info.alias if isinstance(info.alias, str) else name
+    if isinstance(alias, str):
+        return alias
+    first = next(iter(getattr(alias, "choices", ())), None)  # AliasChoices: its first
+    return first if isinstance(first, str) else None
 
 
 def _constructor(cls: type) -> Callable[[dict[str, Any]], Any] | None:

@@ -41,11 +41,24 @@ class _Raised(Exception):
         self.original = original
 
 
+# Python 3.10: asyncio.TimeoutError is not yet the builtin TimeoutError.
+_TIMEOUTS = (TimeoutError, asyncio.TimeoutError)
+
+
 async def _own_timeouts(awaitable: Awaitable[Any]) -> Any:
     try:
         return await awaitable
-    except TimeoutError as exc:
+    except _TIMEOUTS as exc:
         raise _Raised(exc) from exc
+
+
+def _field_defaults(fn: Callable[..., Any]) -> tuple[tuple[str, Any], ...]:
+    """Parameters written `x: T = Field(...)`: Python alone would pass the FieldInfo."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return ()
+    return tuple((p.name, p.default) for p in params if type(p.default).__name__ == "FieldInfo")
 
 
 class Tool:
@@ -216,7 +229,10 @@ class Tool:
                           static_depth=compiled.depth)
 
         tool = cls(spec, handler, parser=make_parser, limits=limits)
-        tool._call = (lambda args, ctx: handler(args, ctx)) if takes_context else (lambda args, ctx: handler(args))
+        if takes_context:
+            tool._call = lambda args, ctx: handler(args, ctx)
+        else:
+            tool._call = lambda args, ctx: handler(args)
         return tool
 
     # -- description ----------------------------------------------------------------
@@ -233,10 +249,11 @@ class Tool:
 
     def _make_parser(self, *, lenient: bool) -> Parser:
         analysis = self._analysis
-        assert analysis is not None  # noqa: S101 - from_schema tools get a factory
+        assert analysis is not None
         if lenient:
             options = self._options or ToolOptions()
-            analysis = analyse(self.function, options, bound=inspect.ismethod(self.function), lenient_nulls=True)
+            bound = inspect.ismethod(self.function)
+            analysis = analyse(self.function, options, bound=bound, lenient_nulls=True)
         config = CoreConfig(val_json_bytes="base64")
         if analysis.needs_python_regex:
             config["regex_engine"] = "python-re"
@@ -249,7 +266,10 @@ class Tool:
     def _get_parser(self, lenient: bool) -> Parser:
         if lenient:
             if self._lenient is None:
-                self._lenient = self._make_parser(lenient=True) if self._analysis else self._get_parser(False)
+                if self._analysis is None:  # a hand-written schema has no defaults to apply
+                    self._lenient = self._get_parser(False)
+                else:
+                    self._lenient = self._make_parser(lenient=True)
             return self._lenient
         parser = self._parser
         if isinstance(parser, Parser):
@@ -259,7 +279,7 @@ class Tool:
         return parser
 
     def validate(self, arguments: Arguments, *, null_means_default: bool = False) -> Any:
-        """Validate arguments without running the tool; raise ValueError with the model's message."""
+        """Validate arguments without running the tool; raise ValueError with the message."""
         try:
             return self._get_parser(null_means_default).parse(arguments)
         except ArgumentsError as exc:
@@ -273,30 +293,41 @@ class Tool:
         if analysis is None:
             return lambda args, ctx: fn(args)
         plan = analysis.plan
-        if not (plan.positional or plan.context_param or plan.injected or plan.needs_receiver):
+        fills = _field_defaults(fn)
+        simple = not (plan.positional or plan.context_param or plan.injected or plan.needs_receiver)
+        if simple and not fills:
             return lambda args, ctx: fn(**args)
 
         def call(args: dict[str, Any], ctx: ToolContext | None) -> Any:
-            assert ctx is not None  # noqa: S101 - _context() always makes one for such plans
+            # The resolver sees the model's arguments only, before host values join them.
+            receiver = self._receiver(ctx, args) if plan.needs_receiver else None
+            for name, info in fills:
+                if name not in args:
+                    data = dict(args)
+                    args[name] = info.get_default(call_default_factory=True, validated_data=data)
             if plan.context_param is not None:
                 args[plan.context_param] = ctx
             for param, key in plan.injected:
+                assert ctx is not None
                 if key not in ctx.state:
                     msg = f"the host did not provide {key!r} in ToolContext.state"
                     raise _HostError(msg)
                 args[param] = ctx.state[key]
-            positional = [args.pop(name) if name in args else default for name, default in plan.positional]
+            positional = [
+                args.pop(name) if name in args else default for name, default in plan.positional
+            ]
             if plan.needs_receiver:
-                positional.insert(0, self._receiver(ctx, args))
+                positional.insert(0, receiver)
             return fn(*positional, **args)
 
         return call
 
-    def _receiver(self, ctx: ToolContext, args: Mapping[str, Any]) -> Any:
+    def _receiver(self, ctx: ToolContext | None, args: Mapping[str, Any]) -> Any:
         if self._instance is not _MISSING:
             return self._instance
-        assert self._resolver is not None  # noqa: S101 - checked at definition
-        return self._resolver(self, ToolCall(ctx.call_id or "", self.spec.name, dict(args)))
+        assert self._resolver is not None
+        call_id = ctx.call_id if ctx is not None else None
+        return self._resolver(self, ToolCall(call_id or "", self.spec.name, dict(args)))
 
     def _needs_context(self) -> bool:
         plan = self._analysis.plan if self._analysis else None
@@ -324,8 +355,9 @@ class Tool:
         call_id: str | None = None,
         null_means_default: bool = False,
     ) -> ToolOutcome:
-        """Validate `arguments`, run the tool, and return the outcome; never raises for
-        the tool's own failures. Cancellation of the caller propagates.
+        """Validate `arguments`, run the tool, and return the outcome.
+
+        Never raises for the tool's own failures; cancellation of the caller propagates.
 
         Args:
             arguments: JSON text or bytes as the model sent them, or a parsed mapping.
@@ -335,10 +367,14 @@ class Tool:
                 default" (for strict-mode projections, which make every parameter required).
         """
         spec = self.spec
+        if call_id is None and context is not None:
+            call_id = context.call_id
         try:
             args = self._get_parser(null_means_default).parse(arguments)
         except ArgumentsError as exc:
-            return ToolOutcome.failure("invalid_arguments", exc.message, tool_name=spec.name, call_id=call_id)
+            return ToolOutcome.failure(
+                "invalid_arguments", exc.message, tool_name=spec.name, call_id=call_id
+            )
         ctx = self._context(context, call_id)
         try:
             if spec.is_async:
@@ -355,14 +391,14 @@ class Tool:
             if ctx is not None:
                 ctx.cancel_event.set()
             raise
-        except TimeoutError:
+        except _TIMEOUTS:
             if ctx is not None:
                 ctx.cancel_event.set()
             message = f"Tool '{spec.name}' timed out after {spec.timeout:g} s."
             return ToolOutcome.failure("timeout", message, tool_name=spec.name, call_id=call_id)
         except _Raised as raised:
             return self._failed(raised.original, call_id)
-        except Exception as exc:  # noqa: BLE001 - errors are results
+        except Exception as exc:
             return self._failed(exc, call_id)
         return self._succeeded(value, call_id)
 
@@ -384,34 +420,53 @@ class Tool:
         call_id: str | None = None,
         null_means_default: bool = False,
     ) -> ToolOutcome:
-        """Like `invoke`, for synchronous hosts: sync tools run inline (no timeout),
-        async tools run in a fresh event loop (not allowed inside a running loop)."""
+        """Like `invoke`, for synchronous hosts.
+
+        Sync tools run inline (no timeout); async tools run in a fresh event loop,
+        which is refused inside a running loop.
+        """
         if self.spec.is_async:
             try:
                 asyncio.get_running_loop()
             except RuntimeError:
                 return asyncio.run(
-                    self.invoke(arguments, context=context, call_id=call_id, null_means_default=null_means_default)
+                    self.invoke(
+                        arguments,
+                        context=context,
+                        call_id=call_id,
+                        null_means_default=null_means_default,
+                    )
                 )
-            msg = f"Tool '{self.spec.name}' is async: use 'await tool.invoke(...)' inside an event loop."
+            msg = (
+                f"Tool '{self.spec.name}' is async: use 'await tool.invoke(...)' "
+                "inside an event loop."
+            )
             raise RuntimeError(msg)
         spec = self.spec
+        if call_id is None and context is not None:
+            call_id = context.call_id
         try:
             args = self._get_parser(null_means_default).parse(arguments)
         except ArgumentsError as exc:
-            return ToolOutcome.failure("invalid_arguments", exc.message, tool_name=spec.name, call_id=call_id)
+            return ToolOutcome.failure(
+                "invalid_arguments", exc.message, tool_name=spec.name, call_id=call_id
+            )
         ctx = self._context(context, call_id)
         try:
             value = self._call(args, ctx)
-        except Exception as exc:  # noqa: BLE001 - errors are results
+        except Exception as exc:
             return self._failed(exc, call_id)
         return self._succeeded(value, call_id)
 
     def _succeeded(self, value: Any, call_id: str | None) -> ToolOutcome:
         try:
             outcome = outcome_of(self.spec, value, call_id, self._envelope)
-        except Exception as exc:  # noqa: BLE001 - an unserialisable result is the tool's failure
-            return self._failed(exc, call_id)
+        except Exception as exc:
+            # The serialiser's own words name pydantic types; the host's log gets them.
+            message = f"Tool '{self.spec.name}' failed: its result could not be converted to JSON."
+            return ToolOutcome.failure(
+                "exception", message, tool_name=self.spec.name, call_id=call_id, exception=exc
+            )
         if self.spec.deprecated is not None and not outcome.is_error:
             note = f"Note: tool '{self.spec.name}' is deprecated: {self.spec.deprecated}"
             if self.spec.replaced_by:
@@ -427,15 +482,26 @@ class Tool:
     def _failed(self, exc: BaseException, call_id: str | None) -> ToolOutcome:
         name = self.spec.name
         if isinstance(exc, ToolError):
-            return ToolOutcome.failure("tool_error", exc.message, tool_name=name, call_id=call_id, exception=exc)
+            return ToolOutcome.failure(
+                "tool_error", exc.message, tool_name=name, call_id=call_id, exception=exc
+            )
         if isinstance(exc, _HostError):
             message = f"Tool '{name}' is not available right now."
-            return ToolOutcome.failure("exception", message, tool_name=name, call_id=call_id, exception=exc)
-        detail = str(exc)
+            return ToolOutcome.failure(
+                "exception", message, tool_name=name, call_id=call_id, exception=exc
+            )
+        try:
+            detail = str(exc)
+        except Exception:
+            detail = ""
         if len(detail) > _MAX_EXCEPTION_TEXT:
             detail = detail[: _MAX_EXCEPTION_TEXT - 1] + "…"
-        message = f"Tool '{name}' failed: {type(exc).__name__}: {detail}" if detail else f"Tool '{name}' failed: {type(exc).__name__}"
-        return ToolOutcome.failure("exception", message, tool_name=name, call_id=call_id, exception=exc)
+        message = f"Tool '{name}' failed: {type(exc).__name__}"
+        if detail:
+            message += f": {detail}"
+        return ToolOutcome.failure(
+            "exception", message, tool_name=name, call_id=call_id, exception=exc
+        )
 
 
 class _HostError(RuntimeError):

@@ -50,9 +50,7 @@ class ToolboxOptions:
 @overload
 def toolbox(cls: C, /) -> C: ...
 @overload
-def toolbox(
-    name: str | None = None, description: str | None = None
-) -> Callable[[C], C]: ...
+def toolbox(name: str | None = None, description: str | None = None) -> Callable[[C], C]: ...
 def toolbox(name: Any = None, description: str | None = None) -> Any:
     """Make a class of `@tool` methods a toolbox; the class is returned unchanged.
 

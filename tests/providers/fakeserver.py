@@ -61,7 +61,9 @@ class FakeServer:
         self._lock = threading.Lock()
         self.requests: list[Recorded] = []
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     # -- lifecycle ------------------------------------------------------------------
 

@@ -17,17 +17,18 @@ Wire rules pinned here (PROVIDERS.md §4, Anthropic tool-use and structured-outp
 
 from __future__ import annotations
 
+import functools
 import json
 import warnings
 from typing import Annotated, Any
 
 import anthropic.types as at
 import pytest
-from annotated_types import Ge, Le, MaxLen
-from corpus import corpus_tools
+from annotated_types import Ge, Le
 from inline_snapshot import snapshot
 from pydantic import TypeAdapter
 
+from corpus import corpus_tools
 from toolcast import ImagePart, TextPart, Tool, ToolCall, ToolOutcome, ToolResult, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
 from toolcast.providers import anthropic
@@ -62,6 +63,16 @@ def optional_params(name: str, count: int) -> ToolSpec:
     return spec(name, {"type": "object", "properties": props, "additionalProperties": False})
 
 
+@functools.cache
+def corpus() -> tuple[Tool, ...]:
+    """The shared corpus (tests/corpus.py), built once per module."""
+    return tuple(corpus_tools())
+
+
+def corpus_tool(name: str) -> Tool:
+    return next(t for t in corpus() if t.name == name)
+
+
 # ----------------------------------------------------------------------------- tools
 
 
@@ -78,7 +89,8 @@ def test_format_tools_pins_the_strict_wire_shape() -> None:
                         "city": {"type": "string", "description": "The city name."},
                         "days": {
                             "type": "integer",
-                            "description": "How many days ahead. Must be at least 1. Must be at most 7.",
+                            "description": "How many days ahead. "
+                            "Must be at least 1. Must be at most 7.",
                             "default": 1,
                         },
                     },
@@ -111,7 +123,7 @@ def test_format_tools_keeps_order_and_accepts_empty() -> None:
 
 @pytest.mark.parametrize("strict", [None, False])
 def test_every_corpus_tool_is_a_valid_sdk_tool_param(strict: bool | None) -> None:
-    tools = corpus_tools()
+    tools = list(corpus())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the corpus exceeds the strict caps on purpose
         definitions = anthropic.format_tools(tools, strict=strict)
@@ -129,7 +141,7 @@ def test_strict_corpus_tools_only_use_the_strict_subset() -> None:
         "default", "properties", "required", "additionalProperties", "items", "format",
         "pattern", "minItems",
     }  # fmt: skip
-    for tool in corpus_tools():
+    for tool in list(corpus()):
         projection = anthropic.project(tool)
         if not projection.strict:
             continue
@@ -164,6 +176,22 @@ def test_duplicate_tool_names_are_refused() -> None:
 # ------------------------------------------------------------------ schema conversion
 
 
+def test_optional_parameters_stay_optional_under_strict() -> None:
+    """Unlike OpenAI strict (openai-agents #43), Anthropic strict allows optional keys:
+    nothing is forced into `required` or made nullable."""
+    projection = anthropic.project(corpus_tool("defaults"))
+    assert projection.strict
+    schema = projection.definition["input_schema"]
+    assert schema["required"] == ["query"]
+    assert schema["properties"]["limit"] == {"type": "integer", "default": 10}
+
+
+def test_names_anthropic_refuses_are_reported() -> None:
+    """An MCP name with a dot (vscode #243602) must be mapped before it reaches Claude."""
+    with pytest.raises(UnsupportedSchemaError, match="not valid for Anthropic"):
+        anthropic.format_tools([spec("github.search", {"type": "object"})])
+
+
 def test_root_union_from_an_mcp_server_is_merged_into_one_object() -> None:
     """claude-code #27337: a root anyOf/oneOf/allOf makes the whole request a 400."""
     schema = {
@@ -188,12 +216,12 @@ def test_root_union_from_an_mcp_server_is_merged_into_one_object() -> None:
 
 
 def test_non_object_root_is_refused_with_the_fix() -> None:
-    with pytest.raises(UnsupportedSchemaError, match="must be a JSON object. Wrap"):
+    with pytest.raises(UnsupportedSchemaError, match=r"must be a JSON object\. Wrap"):
         anthropic.project(spec("scalar", {"type": "string"}))
 
 
 def test_recursive_schema_falls_back_to_non_strict_with_a_note() -> None:
-    tool = next(t for t in corpus_tools() if t.name == "recursive_model")
+    tool = corpus_tool("recursive_model")
     projection = anthropic.project(tool)
     assert projection.strict is False
     assert "strict" not in projection.definition
@@ -205,12 +233,12 @@ def test_recursive_schema_falls_back_to_non_strict_with_a_note() -> None:
 
 
 def test_insisting_on_strict_for_a_recursive_schema_raises_clearly() -> None:
-    tool = next(t for t in corpus_tools() if t.name == "recursive_model")
+    tool = corpus_tool("recursive_model")
     with pytest.raises(UnsupportedSchemaError) as info:
         anthropic.project(tool, strict=True)
     assert str(info.value) == snapshot(
         """\
-Tool 'recursive_model' cannot be strict on Anthropic:
+Tool 'recursive_model' cannot use Anthropic's strict mode:
   /: The schema is recursive (#/$defs/Node -> #/$defs/Node); strict mode refuses recursion.
 Pass strict=False.\
 """
@@ -219,7 +247,7 @@ Pass strict=False.\
 
 def test_dict_parameter_is_not_sent_strict_as_an_empty_object() -> None:
     """openai-agents #992 / pydantic-ai: strict turns `dict[str, X]` into `{}` silently."""
-    tool = next(t for t in corpus_tools() if t.name == "dict_param")
+    tool = corpus_tool("dict_param")
     projection = anthropic.project(tool)
     assert projection.strict is False
     assert projection.definition["input_schema"]["properties"]["counts"] == {
@@ -244,11 +272,21 @@ def test_strict_moves_length_item_and_format_limits_into_descriptions() -> None:
     assert projection.strict
     assert projection.definition["input_schema"]["properties"] == snapshot(
         {
-            "code": {"type": "string", "description": "At least 2 characters. At most 8 characters."},
-            "tags": {"type": "array", "description": "At least 2 items. At most 3 items.", "items": {"type": "string"}},
+            "code": {
+                "type": "string",
+                "description": "At least 2 characters. At most 8 characters.",
+            },
+            "tags": {
+                "type": "array",
+                "description": "At least 2 items. At most 3 items.",
+                "items": {"type": "string"},
+            },
             "site": {"type": "string", "format": "uri"},
             "color": {"type": "string", "description": "Format: hex-color."},
-            "word": {"type": "string", "description": 'Must match the regular expression "^(?=a)\\\\w+$".'},
+            "word": {
+                "type": "string",
+                "description": 'Must match the regular expression "^(?=a)\\\\w+$".',
+            },
         }
     )
     assert projection.definition["input_schema"]["additionalProperties"] is False
@@ -272,9 +310,10 @@ def test_extensions_and_meta_keywords_are_stripped() -> None:
 
 def test_more_than_twenty_strict_tools_fall_back_with_a_warning() -> None:
     tools = [optional_params(f"t{i}", 0) for i in range(21)]
-    with pytest.warns(UserWarning, match="21 strict tools \\(at most 20\\)"):
+    with pytest.warns(UserWarning, match="21 strict tools \\(at most 20\\)") as record:
         definitions = anthropic.format_tools(tools)
     assert not any("strict" in d for d in definitions)
+    assert record[0].filename == __file__  # the warning points at the caller
 
 
 def test_more_than_twenty_four_optional_parameters_raise_when_strict_is_insisted_on() -> None:
@@ -282,7 +321,9 @@ def test_more_than_twenty_four_optional_parameters_raise_when_strict_is_insisted
     with pytest.raises(UnsupportedSchemaError) as info:
         anthropic.format_tools(tools, strict=True)
     assert str(info.value) == snapshot(
-        "Anthropic caps strict tools per request, and these tools have 25 optional parameters (at most 24). Pass strict=False, mark fewer tools strict, or send fewer tools."
+        "Anthropic caps strict tools per request, and these tools have 25 optional "
+        "parameters (at most 24). Pass strict=False, mark fewer tools strict, or send "
+        "fewer tools."
     )
     assert len(anthropic.format_tools([optional_params("c", 24)], strict=True)) == 1
 
@@ -295,7 +336,9 @@ def test_union_parameters_are_counted_across_strict_tools() -> None:
     assert anthropic.strict_budget_problem(
         anthropic.project(t).definition["input_schema"] for t in tools
     ) == snapshot(
-        "Anthropic caps strict tools per request, and these tools have 18 union-typed parameters (at most 16). Pass strict=False, mark fewer tools strict, or send fewer tools."
+        "Anthropic caps strict tools per request, and these tools have 18 union-typed "
+        "parameters (at most 16). Pass strict=False, mark fewer tools strict, or send "
+        "fewer tools."
     )
 
 
@@ -362,7 +405,12 @@ RESPONSE: dict[str, Any] = {
     "content": [
         {"type": "text", "text": "Checking both."},
         {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Oslo"}},
-        {"type": "tool_use", "id": "toolu_2", "name": "get_weather", "input": {"city": "Rome", "days": 2}},
+        {
+            "type": "tool_use",
+            "id": "toolu_2",
+            "name": "get_weather",
+            "input": {"city": "Rome", "days": 2},
+        },
     ],
 }
 EXPECTED_CALLS = [
@@ -389,21 +437,38 @@ def _stream_events(fragments: list[str]) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = [
         {"type": "message_start", "message": message},
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "On it."}},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": "On it."},
+        },
         {"type": "content_block_stop", "index": 0},
         {
             "type": "content_block_start",
             "index": 1,
-            "content_block": {"type": "tool_use", "id": "toolu_9", "name": "get_weather", "input": {}},
+            "content_block": {
+                "type": "tool_use",
+                "id": "toolu_9",
+                "name": "get_weather",
+                "input": {},
+            },
         },
     ]
     events += [
-        {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": f}}
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": f},
+        }
         for f in fragments
     ]
     events += [
         {"type": "content_block_stop", "index": 1},
-        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 5}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use"},
+            "usage": {"output_tokens": 5},
+        },
         {"type": "message_stop"},
     ]
     return events
@@ -439,8 +504,12 @@ async def test_truncated_streamed_input_becomes_an_error_result_not_a_crash() ->
 
 def test_format_results_puts_every_result_in_one_user_message() -> None:
     outcomes = [
-        ToolOutcome(call_id="toolu_1", tool_name="get_weather", content=(TextPart("Sunny"),), text="Sunny"),
-        ToolOutcome.failure("tool_error", "No city named Rome.", tool_name="get_weather", call_id="toolu_2"),
+        ToolOutcome(
+            call_id="toolu_1", tool_name="get_weather", content=(TextPart("Sunny"),), text="Sunny"
+        ),
+        ToolOutcome.failure(
+            "tool_error", "No city named Rome.", tool_name="get_weather", call_id="toolu_2"
+        ),
     ]
     message = anthropic.format_results(outcomes)
     assert message == snapshot(
@@ -448,7 +517,12 @@ def test_format_results_puts_every_result_in_one_user_message() -> None:
             "role": "user",
             "content": [
                 {"type": "tool_result", "tool_use_id": "toolu_1", "content": "Sunny"},
-                {"type": "tool_result", "tool_use_id": "toolu_2", "content": "No city named Rome.", "is_error": True},
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_2",
+                    "content": "No city named Rome.",
+                    "is_error": True,
+                },
             ],
         }
     )
@@ -457,7 +531,9 @@ def test_format_results_puts_every_result_in_one_user_message() -> None:
 
 def test_a_call_without_an_outcome_is_answered_with_an_explicit_error() -> None:
     """langgraph #5109: "tool_use ids were found without tool_result blocks"."""
-    done = ToolOutcome(call_id="toolu_2", tool_name="get_weather", content=(TextPart("ok"),), text="ok")
+    done = ToolOutcome(
+        call_id="toolu_2", tool_name="get_weather", content=(TextPart("ok"),), text="ok"
+    )
     message = anthropic.format_results([done], calls=EXPECTED_CALLS)
     first, second = message["content"]
     assert (first["tool_use_id"], first["is_error"]) == ("toolu_1", True)
@@ -474,7 +550,9 @@ def test_an_outcome_without_a_call_id_is_refused() -> None:
 def test_empty_results_omit_content_and_images_become_image_blocks() -> None:
     tool = Tool.from_function(lambda: None, name="nothing")
     empty = tool.invoke_sync({}, call_id="toolu_a")
-    picture = ToolResult([TextPart("a dot"), ImagePart(b"\x89PNG", "image/png"), ImagePart(b"BM", "image/bmp")])
+    picture = ToolResult(
+        [TextPart("a dot"), ImagePart(b"\x89PNG", "image/png"), ImagePart(b"BM", "image/bmp")]
+    )
     image = Tool.from_function(lambda: picture, name="picture").invoke_sync({}, call_id="toolu_b")
     message = anthropic.format_results([empty, image])
     assert message["content"] == snapshot(
@@ -485,8 +563,15 @@ def test_empty_results_omit_content_and_images_become_image_blocks() -> None:
                 "tool_use_id": "toolu_b",
                 "content": [
                     {"type": "text", "text": "a dot"},
-                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw=="}},
-                    {"type": "text", "text": "[An image of type image/bmp was left out: Claude reads jpeg, png, gif and webp.]"},
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw=="},
+                    },
+                    {
+                        "type": "text",
+                        "text": "[An image of type image/bmp was left out: "
+                        "Claude reads jpeg, png, gif and webp.]",
+                    },
                 ],
             },
         ]
@@ -495,7 +580,9 @@ def test_empty_results_omit_content_and_images_become_image_blocks() -> None:
 
 
 def test_structured_results_are_sent_as_json_text() -> None:
-    outcome = Tool.from_function(lambda: {"temp": 21}, name="temp").invoke_sync({}, call_id="toolu_c")
+    outcome = Tool.from_function(lambda: {"temp": 21}, name="temp").invoke_sync(
+        {}, call_id="toolu_c"
+    )
     (block,) = anthropic.format_results([outcome])["content"]
     assert json.loads(block["content"]) == {"temp": 21}
 

@@ -50,9 +50,24 @@ def message(content: list[dict[str, Any]], stop_reason: str = "tool_use") -> dic
 TOOL_TURN = message(
     [
         {"type": "text", "text": "Converting."},
-        {"type": "tool_use", "id": "toolu_a", "name": "convert", "input": {"amount": 10, "currency": "USD"}},
-        {"type": "tool_use", "id": "toolu_b", "name": "convert", "input": {"amount": 5, "currency": "XYZ"}},
-        {"type": "tool_use", "id": "toolu_c", "name": "convert", "input": {"amount": 1, "currency": "GBP"}},
+        {
+            "type": "tool_use",
+            "id": "toolu_a",
+            "name": "convert",
+            "input": {"amount": 10, "currency": "USD"},
+        },
+        {
+            "type": "tool_use",
+            "id": "toolu_b",
+            "name": "convert",
+            "input": {"amount": 5, "currency": "XYZ"},
+        },
+        {
+            "type": "tool_use",
+            "id": "toolu_c",
+            "name": "convert",
+            "input": {"amount": 1, "currency": "GBP"},
+        },
     ]
 )
 FINAL_TURN = message([{"type": "text", "text": "10 EUR is 11 USD."}], stop_reason="end_turn")
@@ -63,7 +78,9 @@ def client(fake_server: FakeServer) -> anthropic.Anthropic:
     return anthropic.Anthropic(base_url=fake_server.url, api_key="test", max_retries=0)
 
 
-async def test_round_trip_through_the_real_client(fake_server: FakeServer, client: anthropic.Anthropic) -> None:
+async def test_round_trip_through_the_real_client(
+    fake_server: FakeServer, client: anthropic.Anthropic
+) -> None:
     fake_server.queue("/v1/messages", TOOL_TURN)
     fake_server.queue("/v1/messages", FINAL_TURN)
     tool = Tool.from_function(convert)
@@ -94,7 +111,11 @@ async def test_round_trip_through_the_real_client(fake_server: FakeServer, clien
         {
             "role": "user",
             "content": [
-                {"type": "tool_result", "tool_use_id": "toolu_a", "content": '{"amount":11.0,"currency":"USD"}'},
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_a",
+                    "content": '{"amount":11.0,"currency":"USD"}',
+                },
                 {
                     "type": "tool_result",
                     "tool_use_id": "toolu_b",
@@ -119,16 +140,26 @@ def _sse_events(fragments: list[str]) -> list[dict[str, Any]]:
         {"type": "message_start", "message": start},
         {"type": "content_block_start", "index": 0, "content_block": tool_use},
         *(
-            {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": f}}
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": f},
+            }
             for f in fragments
         ),
         {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 9}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": {"output_tokens": 9},
+        },
         {"type": "message_stop"},
     ]
 
 
-async def test_streamed_calls_round_trip(fake_server: FakeServer, client: anthropic.Anthropic) -> None:
+async def test_streamed_calls_round_trip(
+    fake_server: FakeServer, client: anthropic.Anthropic
+) -> None:
     fragments = ['{"amount": 2', ', "currency": "G', 'BP"}']
     fake_server.queue_stream("/v1/messages", _sse_events(fragments), named=True, done=False)
     fake_server.queue_stream("/v1/messages", _sse_events(fragments), named=True, done=False)

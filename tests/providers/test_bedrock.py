@@ -13,15 +13,16 @@ Wire rules pinned here (PROVIDERS.md §7.1, Converse API reference):
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
 import botocore.session
 import pytest
 from botocore.validate import ParamValidator
-from corpus import corpus_tools
 from inline_snapshot import snapshot
 
+from corpus import corpus_tools
 from toolcast import ImagePart, TextPart, Tool, ToolCall, ToolOutcome, ToolResult, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
 from toolcast.providers import bedrock
@@ -57,6 +58,16 @@ def spec(name: str, schema: dict[str, Any]) -> ToolSpec:
     return ToolSpec(name=name, description=f"The {name} tool.", input_schema=schema)
 
 
+@functools.cache
+def corpus() -> tuple[Tool, ...]:
+    """The shared corpus (tests/corpus.py), built once per module."""
+    return tuple(corpus_tools())
+
+
+def corpus_tool(name: str) -> Tool:
+    return next(t for t in corpus() if t.name == name)
+
+
 # ----------------------------------------------------------------------------- tools
 
 
@@ -73,7 +84,11 @@ def test_format_tools_pins_the_tool_spec_shape() -> None:
                             "type": "object",
                             "properties": {
                                 "hotel": {"type": "string", "description": "The hotel's name."},
-                                "nights": {"type": "integer", "description": "How many nights.", "default": 1},
+                                "nights": {
+                                    "type": "integer",
+                                    "description": "How many nights.",
+                                    "default": 1,
+                                },
                                 "notes": {
                                     "type": ["array", "null"],
                                     "description": "Requests for the front desk.",
@@ -96,12 +111,12 @@ def test_format_tools_pins_the_tool_spec_shape() -> None:
 def test_every_corpus_tool_passes_the_botocore_validator(strict: bool | None) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # 40+ strict tools exceed the caps on purpose
-        tools = bedrock.format_tools(corpus_tools(), strict=strict)
+        tools = bedrock.format_tools(list(corpus()), strict=strict)
     assert_valid_converse(toolConfig={"tools": tools})
 
 
 def test_strict_spec_moves_numeric_bounds_into_the_description() -> None:
-    tool = next(t for t in corpus_tools() if t.name == "int_bounds")
+    tool = corpus_tool("int_bounds")
     (definition,) = bedrock.format_tools([tool])
     assert definition["toolSpec"]["strict"] is True
     assert definition["toolSpec"]["inputSchema"]["json"]["properties"]["n"] == {
@@ -111,7 +126,7 @@ def test_strict_spec_moves_numeric_bounds_into_the_description() -> None:
 
 
 def test_dict_parameters_keep_the_spec_non_strict() -> None:
-    tool = next(t for t in corpus_tools() if t.name == "dict_param")
+    tool = corpus_tool("dict_param")
     projection = bedrock.project(tool)
     assert projection.strict is False
     assert "strict" not in projection.definition["toolSpec"]
@@ -177,8 +192,20 @@ RESPONSE: dict[str, Any] = {
             "role": "assistant",
             "content": [
                 {"text": "Booking."},
-                {"toolUse": {"toolUseId": "tooluse_1", "name": "book_room", "input": {"hotel": "Ritz"}}},
-                {"toolUse": {"toolUseId": "tooluse_2", "name": "book_room", "input": {"hotel": "Savoy", "nights": 2}}},
+                {
+                    "toolUse": {
+                        "toolUseId": "tooluse_1",
+                        "name": "book_room",
+                        "input": {"hotel": "Ritz"},
+                    }
+                },
+                {
+                    "toolUse": {
+                        "toolUseId": "tooluse_2",
+                        "name": "book_room",
+                        "input": {"hotel": "Savoy", "nights": 2},
+                    }
+                },
             ],
         }
     },
@@ -197,7 +224,12 @@ def test_parse_calls_reads_the_response_its_message_and_content() -> None:
     assert bedrock.parse_calls(RESPONSE) == EXPECTED_CALLS
     assert bedrock.parse_calls(message) == EXPECTED_CALLS
     assert bedrock.parse_calls(message["content"]) == EXPECTED_CALLS
-    assert bedrock.parse_calls({"output": {"message": {"role": "assistant", "content": [{"text": "Hi"}]}}}) == []
+    assert (
+        bedrock.parse_calls(
+            {"output": {"message": {"role": "assistant", "content": [{"text": "Hi"}]}}}
+        )
+        == []
+    )
 
 
 def stream_events(fragments: list[str]) -> list[dict[str, Any]]:
@@ -205,8 +237,16 @@ def stream_events(fragments: list[str]) -> list[dict[str, Any]]:
         {"messageStart": {"role": "assistant"}},
         {"contentBlockDelta": {"delta": {"text": "Booking."}, "contentBlockIndex": 0}},
         {"contentBlockStop": {"contentBlockIndex": 0}},
-        {"contentBlockStart": {"start": {"toolUse": {"toolUseId": "tooluse_9", "name": "book_room"}}, "contentBlockIndex": 1}},
-        *({"contentBlockDelta": {"delta": {"toolUse": {"input": f}}, "contentBlockIndex": 1}} for f in fragments),
+        {
+            "contentBlockStart": {
+                "start": {"toolUse": {"toolUseId": "tooluse_9", "name": "book_room"}},
+                "contentBlockIndex": 1,
+            }
+        },
+        *(
+            {"contentBlockDelta": {"delta": {"toolUse": {"input": f}}, "contentBlockIndex": 1}}
+            for f in fragments
+        ),
         {"contentBlockStop": {"contentBlockIndex": 1}},
         {"messageStop": {"stopReason": "tool_use"}},
     ]
@@ -258,20 +298,30 @@ async def test_round_trip_request_passes_the_botocore_validator() -> None:
     )
     history = [USER_TURN, RESPONSE["output"]["message"], results]
     report = ParamValidator().validate(
-        {"modelId": "m", "messages": history, "toolConfig": {"tools": bedrock.format_tools([tool])}},
+        {
+            "modelId": "m",
+            "messages": history,
+            "toolConfig": {"tools": bedrock.format_tools([tool])},
+        },
         CONVERSE,
     )
     assert not report.has_errors(), report.generate_report()
 
 
 def test_failures_carry_status_error_and_unanswered_calls_are_answered() -> None:
-    failed = ToolOutcome.failure("tool_error", "Hotel is full.", tool_name="book_room", call_id="tooluse_2")
+    failed = ToolOutcome.failure(
+        "tool_error", "Hotel is full.", tool_name="book_room", call_id="tooluse_2"
+    )
     message = bedrock.format_results([failed], calls=EXPECTED_CALLS)
     first, second = (block["toolResult"] for block in message["content"])
     assert first["toolUseId"] == "tooluse_1"
     assert first["status"] == "error"
     assert "not run" in first["content"][0]["text"]
-    assert second == {"toolUseId": "tooluse_2", "content": [{"text": "Hotel is full."}], "status": "error"}
+    assert second == {
+        "toolUseId": "tooluse_2",
+        "content": [{"text": "Hotel is full."}],
+        "status": "error",
+    }
 
 
 def test_status_can_be_left_out_for_models_that_refuse_it() -> None:
@@ -288,13 +338,18 @@ def test_empty_results_get_a_placeholder_instead_of_an_empty_text_block() -> Non
 
 
 def test_images_are_sent_as_bytes_and_unknown_formats_are_described() -> None:
-    picture = ToolResult([TextPart("a dot"), ImagePart(b"\x89PNG", "image/png"), ImagePart(b"BM", "image/bmp")])
+    picture = ToolResult(
+        [TextPart("a dot"), ImagePart(b"\x89PNG", "image/png"), ImagePart(b"BM", "image/bmp")]
+    )
     outcome = Tool.from_function(lambda: picture, name="picture").invoke_sync({}, call_id="t3")
     message = bedrock.format_results([outcome])
     assert message["content"][0]["toolResult"]["content"] == [
         {"text": "a dot"},
         {"image": {"format": "png", "source": {"bytes": b"\x89PNG"}}},
-        {"text": "[An image of type image/bmp was left out: Converse reads png, jpeg, gif and webp.]"},
+        {
+            "text": "[An image of type image/bmp was left out: "
+            "Converse reads png, jpeg, gif and webp.]"
+        },
     ]
     assert_valid_converse(messages=[USER_TURN, message])
 

@@ -19,14 +19,15 @@ Wire rules pinned here (PROVIDERS.md §5, Gemini function-calling and thought-si
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from typing import Any
 
 import pytest
-from corpus import corpus_tools
 from google.genai import types
 from inline_snapshot import snapshot
 
+from corpus import corpus_tools
 from toolcast import ImagePart, TextPart, Tool, ToolCall, ToolOutcome, ToolResult, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
 from toolcast.providers import gemini
@@ -51,16 +52,22 @@ def spec(name: str, schema: dict[str, Any]) -> ToolSpec:
     return ToolSpec(name=name, description=f"The {name} tool.", input_schema=schema)
 
 
-def corpus_tool(name: str) -> Tool:
-    return next(t for t in corpus_tools() if t.name == name)
-
-
 def _sdk(model: type[Any], value: dict[str, Any]) -> dict[str, Any]:
     """`value` read by a google-genai model (extra keys forbidden) and written back as REST."""
     dumped: dict[str, Any] = model.model_validate(value).model_dump(
         mode="json", by_alias=True, exclude_none=True
     )
     return dumped
+
+
+@functools.cache
+def corpus() -> tuple[Tool, ...]:
+    """The shared corpus (tests/corpus.py), built once per module."""
+    return tuple(corpus_tools())
+
+
+def corpus_tool(name: str) -> Tool:
+    return next(t for t in corpus() if t.name == name)
 
 
 # ----------------------------------------------------------------------------- tools
@@ -78,9 +85,18 @@ def test_format_tools_pins_the_json_schema_wire_shape() -> None:
                         "parametersJsonSchema": {
                             "type": "object",
                             "properties": {
-                                "origin": {"type": "string", "description": "IATA code of the departure airport."},
-                                "stops": {"type": ["integer", "null"], "description": "Most stops allowed; null for any."},
-                                "cabin": {"type": "string", "description": "The cabin class. Default: \"economy\"."},
+                                "origin": {
+                                    "type": "string",
+                                    "description": "IATA code of the departure airport.",
+                                },
+                                "stops": {
+                                    "type": ["integer", "null"],
+                                    "description": "Most stops allowed; null for any.",
+                                },
+                                "cabin": {
+                                    "type": "string",
+                                    "description": 'The cabin class. Default: "economy".',
+                                },
                             },
                             "required": ["origin"],
                             "additionalProperties": False,
@@ -105,9 +121,19 @@ def test_format_tools_pins_the_openapi_wire_shape() -> None:
                         "parameters": {
                             "type": "OBJECT",
                             "properties": {
-                                "origin": {"type": "STRING", "description": "IATA code of the departure airport."},
-                                "stops": {"type": "INTEGER", "nullable": True, "description": "Most stops allowed; null for any."},
-                                "cabin": {"type": "STRING", "description": "The cabin class.", "default": "economy"},
+                                "origin": {
+                                    "type": "STRING",
+                                    "description": "IATA code of the departure airport.",
+                                },
+                                "stops": {
+                                    "type": "INTEGER",
+                                    "nullable": True,
+                                    "description": "Most stops allowed; null for any.",
+                                },
+                                "cabin": {
+                                    "type": "STRING",
+                                    "description": 'The cabin class. Default: "economy".',
+                                },
                             },
                             "required": ["origin"],
                         },
@@ -131,7 +157,7 @@ def test_format_tools_keeps_order_and_sends_nothing_for_no_tools() -> None:
 )
 def test_every_corpus_tool_is_a_valid_sdk_tool(variant: gemini.Variant, api: gemini.Api) -> None:
     recursive = {"recursive_model", "recursive_dataclass"}
-    tools = [t for t in corpus_tools() if variant == "json_schema" or t.name not in recursive]
+    tools = [t for t in list(corpus()) if variant == "json_schema" or t.name not in recursive]
     (tool,) = gemini.format_tools(tools, variant=variant, api=api)
     assert _sdk(types.Tool, tool) == tool
     assert len(tool["functionDeclarations"]) == len(tools)
@@ -140,23 +166,35 @@ def test_every_corpus_tool_is_a_valid_sdk_tool(variant: gemini.Variant, api: gem
 def test_openapi_corpus_uses_only_the_live_api_subset() -> None:
     """Gemini schema-subset rejections: pydantic-ai #3538, zed #53919, opencode #2687."""
     recursive = {"recursive_model", "recursive_dataclass"}
-    for tool in corpus_tools():
+    for tool in list(corpus()):
         if tool.name in recursive:
             continue
         declaration = gemini.project(tool, variant="openapi").definition
         for _path, node in walk(declaration.get("parameters", {})):
-            assert not {"$ref", "$defs", "const", "additionalProperties", "oneOf", "allOf"} & set(node)
+            assert not {"$ref", "$defs", "const", "additionalProperties", "oneOf", "allOf"} & set(
+                node
+            )
             assert isinstance(node.get("type", "STRING"), str), (tool.name, node)
             assert all(isinstance(v, str) for v in node.get("enum", ())), (tool.name, node)
-            assert node.get("format", "date-time") in ("date-time", "enum", "float", "double", "int32", "int64")
+            assert node.get("format", "date-time") in (
+                "date-time",
+                "enum",
+                "float",
+                "double",
+                "int32",
+                "int64",
+            )
 
 
 def test_json_schema_corpus_avoids_the_refused_keywords() -> None:
-    for tool in corpus_tools():
+    for tool in list(corpus()):
         declaration = gemini.project(tool).definition
         for _path, node in walk(declaration.get("parametersJsonSchema", {})):
             assert not {"$schema", "const", "oneOf", "default", "multipleOf"} & set(node)
-            assert all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in node.get("enum", ()))
+            assert all(
+                isinstance(v, (str, int, float)) and not isinstance(v, bool)
+                for v in node.get("enum", ())
+            )
             if "$ref" in node:
                 assert all(key.startswith("$") for key in node)
 
@@ -175,7 +213,10 @@ def test_recursive_schema_is_refused_clearly_by_openapi_and_kept_by_json_schema(
     with pytest.raises(UnsupportedSchemaError) as info:
         gemini.project(tool, variant="openapi")
     assert str(info.value) == snapshot(
-        "The schema is recursive (#/$defs/Node -> #/$defs/Node, reached at /properties/tree/properties/children/items). Gemini's OpenAPI `parameters` (Live API) cannot take recursive schemas: make this parameter non-recursive (e.g. cap the depth with a separate type), or use a target that supports $ref."
+        "The schema is recursive (#/$defs/Node -> #/$defs/Node, reached at "
+        "/properties/tree/properties/children/items). Gemini's OpenAPI `parameters` "
+        "(Live API) cannot take recursive schemas: make this parameter non-recursive "
+        "(e.g. cap the depth with a separate type), or use a target that supports $ref."
     )
     schema = gemini.project(tool).definition["parametersJsonSchema"]
     assert "$defs" in schema
@@ -186,14 +227,20 @@ def test_reused_model_is_inlined_twice_not_mistaken_for_recursion() -> None:
     point = {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}
     schema = {
         "type": "object",
-        "properties": {"a": {"$ref": "#/$defs/P"}, "b": {"$ref": "#/$defs/P", "description": "End."}},
+        "properties": {
+            "a": {"$ref": "#/$defs/P"},
+            "b": {"$ref": "#/$defs/P", "description": "End."},
+        },
         "$defs": {"P": point},
     }
     parameters = gemini.project(spec("segment", schema), variant="openapi").definition["parameters"]
     assert parameters["properties"]["a"]["properties"] == {"x": {"type": "NUMBER"}}
     assert parameters["properties"]["b"]["description"] == "End."
     json_schema = gemini.project(spec("segment", schema)).definition["parametersJsonSchema"]
-    assert json_schema["properties"]["b"] == {"description": "End.", "anyOf": [{"$ref": "#/$defs/P"}]}
+    assert json_schema["properties"]["b"] == {
+        "description": "End.",
+        "anyOf": [{"$ref": "#/$defs/P"}],
+    }
 
 
 def test_const_and_type_arrays_become_enum_and_nullable_in_openapi() -> None:
@@ -224,18 +271,29 @@ def test_optional_enum_keeps_its_null_in_a_separate_branch_in_json_schema() -> N
     tool = corpus_tool("optional_union")
     schema = gemini.project(tool).definition["parametersJsonSchema"]
     assert "null" in json.dumps(schema["properties"]["key"])
-    literal = {"type": "object", "properties": {"m": {"type": ["string", "null"], "enum": ["a", None]}}}
+    literal = {
+        "type": "object",
+        "properties": {"m": {"type": ["string", "null"], "enum": ["a", None]}},
+    }
     converted = gemini.project(spec("lit", literal)).definition["parametersJsonSchema"]
-    assert converted["properties"]["m"] == {"anyOf": [{"type": "string", "enum": ["a"]}, {"type": "null"}]}
+    assert converted["properties"]["m"] == {
+        "anyOf": [{"type": "string", "enum": ["a"]}, {"type": "null"}]
+    }
 
 
 def test_additional_properties_is_dropped_on_the_developer_api_and_kept_on_vertex() -> None:
     """pydantic-ai #3538: "Unknown name additionalProperties" on the Developer API."""
     tool = corpus_tool("dict_param")
     developer = gemini.project(tool, variant="openapi").definition["parameters"]
-    assert developer["properties"]["counts"] == {"type": "OBJECT", "description": "Other keys map to integer."}
+    assert developer["properties"]["counts"] == {
+        "type": "OBJECT",
+        "description": "Other keys map to integer.",
+    }
     vertex = gemini.project(tool, variant="openapi", api="vertex").definition["parameters"]
-    assert vertex["properties"]["counts"] == {"type": "OBJECT", "additionalProperties": {"type": "INTEGER"}}
+    assert vertex["properties"]["counts"] == {
+        "type": "OBJECT",
+        "additionalProperties": {"type": "INTEGER"},
+    }
     assert vertex["additionalProperties"] is False
 
 
@@ -243,10 +301,15 @@ def test_string_formats_other_than_date_time_are_described() -> None:
     """gemini-cli #3178: "only 'enum' and 'date-time' are supported for STRING type"."""
     schema = {
         "type": "object",
-        "properties": {"at": {"type": "string", "format": "date-time"}, "site": {"type": "string", "format": "uri"}},
+        "properties": {
+            "at": {"type": "string", "format": "date-time"},
+            "site": {"type": "string", "format": "uri"},
+        },
     }
     for variant, key in (("json_schema", "parametersJsonSchema"), ("openapi", "parameters")):
-        props = gemini.project(spec("formats", schema), variant=variant).definition[key]["properties"]  # type: ignore[arg-type]
+        props = gemini.project(spec("formats", schema), variant=variant).definition[key][
+            "properties"
+        ]  # type: ignore[arg-type]
         assert props["at"]["format"] == "date-time"
         assert props["site"] == {"type": props["site"]["type"], "description": "Format: uri."}
 
@@ -259,11 +322,62 @@ def test_schema_dialect_and_extensions_from_mcp_are_stripped() -> None:
         "properties": {"q": {"type": "string", "x-mcp-header": "Q"}},
     }
     declaration = gemini.project(spec("mcp_tool", schema)).definition
-    assert declaration["parametersJsonSchema"] == {"type": "object", "properties": {"q": {"type": "string"}}}
+    assert declaration["parametersJsonSchema"] == {
+        "type": "object",
+        "properties": {"q": {"type": "string"}},
+    }
+
+
+def test_openapi_avoids_every_keyword_users_saw_refused() -> None:
+    """PROVIDERS.md §9 item 5: additionalProperties, $schema, title, const, default,
+    exclusiveMinimum, type arrays, non-string enums and empty properties were all refused."""
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "title": "Args",
+        "properties": {
+            "mode": {"const": "fast", "title": "Mode"},
+            "limit": {"type": ["integer", "null"], "exclusiveMinimum": 0, "default": 10},
+            "level": {"enum": [1, 2]},
+        },
+        "additionalProperties": False,
+    }
+    parameters = gemini.project(spec("refusals", schema), variant="openapi").definition[
+        "parameters"
+    ]
+    assert parameters == snapshot(
+        {
+            "type": "OBJECT",
+            "properties": {
+                "mode": {"type": "STRING", "enum": ["fast"]},
+                "limit": {
+                    "type": "INTEGER",
+                    "nullable": True,
+                    "description": "Must be greater than 0. Default: 10.",
+                },
+                "level": {"description": "One of: 1, 2."},
+            },
+        }
+    )
+    assert _sdk(types.Schema, parameters) == parameters
+
+
+def test_union_item_types_become_an_any_of_for_openapi() -> None:
+    """copilot-cli #4623: an MCP tool with `items: {type: [string, number]}` 400s on Gemini."""
+    schema = {
+        "type": "object",
+        "properties": {"values": {"type": "array", "items": {"type": ["string", "number"]}}},
+    }
+    parameters = gemini.project(spec("mixed", schema), variant="openapi").definition["parameters"]
+    assert parameters["properties"]["values"]["items"] == {
+        "anyOf": [{"type": "STRING"}, {"type": "NUMBER"}]
+    }
 
 
 def test_tuples_are_widened_for_openapi() -> None:
-    parameters = gemini.project(corpus_tool("tuple_fixed"), variant="openapi").definition["parameters"]
+    parameters = gemini.project(corpus_tool("tuple_fixed"), variant="openapi").definition[
+        "parameters"
+    ]
     assert parameters["properties"]["pair"] == snapshot(
         {
             "type": "ARRAY",
@@ -283,11 +397,19 @@ def test_names_gemini_refuses_are_reported() -> None:
         gemini.project(spec("paged", bad_param), variant="openapi")
 
 
+def test_duplicate_names_are_refused() -> None:
+    tools = [spec("twin", {"type": "object"}), spec("twin", {"type": "object"})]
+    with pytest.raises(ValueError, match="repeated: twin"):
+        gemini.format_tools(tools)
+
+
 def test_format_tools_returns_fresh_copies() -> None:
     tool = Tool.from_function(find_flight)
     first = gemini.format_tools([tool])
     first[0]["functionDeclarations"][0]["parametersJsonSchema"]["properties"].clear()
-    assert gemini.format_tools([tool])[0]["functionDeclarations"][0]["parametersJsonSchema"]["properties"]
+    assert gemini.format_tools([tool])[0]["functionDeclarations"][0]["parametersJsonSchema"][
+        "properties"
+    ]
 
 
 # ------------------------------------------------------------------------ tool choice
@@ -301,11 +423,21 @@ def test_format_tools_returns_fresh_copies() -> None:
         ("none", False, {"mode": "NONE"}),
         ("required", False, {"mode": "ANY"}),
         ({"name": "find_flight"}, False, {"mode": "ANY", "allowedFunctionNames": ["find_flight"]}),
-        ({"allowed": ["a", "b"], "mode": "required"}, False, {"mode": "ANY", "allowedFunctionNames": ["a", "b"]}),
-        ({"allowed": ["a", "b"], "mode": "auto"}, False, {"mode": "VALIDATED", "allowedFunctionNames": ["a", "b"]}),
+        (
+            {"allowed": ["a", "b"], "mode": "required"},
+            False,
+            {"mode": "ANY", "allowedFunctionNames": ["a", "b"]},
+        ),
+        (
+            {"allowed": ["a", "b"], "mode": "auto"},
+            False,
+            {"mode": "VALIDATED", "allowedFunctionNames": ["a", "b"]},
+        ),
     ],
 )
-def test_tool_choice_maps_to_function_calling_config(choice: Any, validated: bool, expected: dict[str, Any]) -> None:
+def test_tool_choice_maps_to_function_calling_config(
+    choice: Any, validated: bool, expected: dict[str, Any]
+) -> None:
     config = gemini.format_tool_choice(choice, validated=validated)
     assert config == {"functionCallingConfig": expected}
     assert _sdk(types.ToolConfig, config) == config
@@ -315,21 +447,34 @@ def test_tool_choice_maps_to_function_calling_config(choice: Any, validated: boo
 
 
 def rest_response(*parts: dict[str, Any]) -> dict[str, Any]:
-    return {"candidates": [{"content": {"role": "model", "parts": list(parts)}, "finishReason": "STOP"}]}
+    return {
+        "candidates": [{"content": {"role": "model", "parts": list(parts)}, "finishReason": "STOP"}]
+    }
 
 
 PARALLEL = rest_response(
     {"text": "Looking."},
-    {"functionCall": {"name": "find_flight", "args": {"origin": "OSL"}}, "thoughtSignature": SIGNATURE_B64},
+    {
+        "functionCall": {"name": "find_flight", "args": {"origin": "OSL"}},
+        "thoughtSignature": SIGNATURE_B64,
+    },
     {"functionCall": {"name": "find_flight", "args": {"origin": "ROM"}}},
 )
 
 
 def test_parse_calls_reads_the_sdk_response_and_keeps_thought_signatures() -> None:
     response = types.GenerateContentResponse.model_validate(PARALLEL)
-    assert response.candidates and response.candidates[0].content  # the SDK read the signature as bytes
+    assert response.candidates
+    assert response.candidates[0].content
+    assert response.candidates[0].content.parts
+    assert response.candidates[0].content.parts[1].thought_signature == SIGNATURE  # as bytes
     assert gemini.parse_calls(response) == [
-        ToolCall("toolcast:0:find_flight", "find_flight", {"origin": "OSL"}, {"thought_signature": SIGNATURE_B64}),
+        ToolCall(
+            "toolcast:0:find_flight",
+            "find_flight",
+            {"origin": "OSL"},
+            {"thought_signature": SIGNATURE_B64},
+        ),
         ToolCall("toolcast:1:find_flight", "find_flight", {"origin": "ROM"}),
     ]
 
@@ -347,11 +492,21 @@ def test_parse_calls_keeps_real_ids() -> None:
     assert gemini.parse_calls(response) == [ToolCall("fc-7", "find_flight", {})]
 
 
+def test_parse_calls_reads_nothing_from_a_blocked_prompt() -> None:
+    blocked = {"promptFeedback": {"blockReason": "SAFETY"}}
+    assert gemini.parse_calls(blocked) == []
+    assert gemini.parse_calls(types.GenerateContentResponse.model_validate(blocked)) == []
+
+
 def test_parse_calls_collects_calls_across_stream_chunks() -> None:
     chunks = [
         types.GenerateContentResponse.model_validate(rest_response({"text": "One moment."})),
-        types.GenerateContentResponse.model_validate(rest_response(PARALLEL["candidates"][0]["content"]["parts"][1])),
-        types.GenerateContentResponse.model_validate(rest_response(PARALLEL["candidates"][0]["content"]["parts"][2])),
+        types.GenerateContentResponse.model_validate(
+            rest_response(PARALLEL["candidates"][0]["content"]["parts"][1])
+        ),
+        types.GenerateContentResponse.model_validate(
+            rest_response(PARALLEL["candidates"][0]["content"]["parts"][2])
+        ),
     ]
     calls = gemini.parse_calls(iter(chunks))
     assert [c.arguments for c in calls] == [{"origin": "OSL"}, {"origin": "ROM"}]
@@ -367,7 +522,10 @@ def test_format_calls_puts_the_thought_signature_back_on_the_call_part() -> None
             "role": "model",
             "parts": [
                 {"text": "Looking."},
-                {"functionCall": {"name": "find_flight", "args": {"origin": "OSL"}}, "thoughtSignature": "EjRvcGFxdWUtc2lnbmF0dXJl/w=="},
+                {
+                    "functionCall": {"name": "find_flight", "args": {"origin": "OSL"}},
+                    "thoughtSignature": "EjRvcGFxdWUtc2lnbmF0dXJl/w==",
+                },
                 {"functionCall": {"name": "find_flight", "args": {"origin": "ROM"}}},
             ],
         }
@@ -397,8 +555,18 @@ async def test_format_results_correlates_by_name_and_order_without_ids() -> None
         {
             "role": "user",
             "parts": [
-                {"functionResponse": {"name": "find_flight", "response": {"output": "OSL: 2 flights"}}},
-                {"functionResponse": {"name": "find_flight", "response": {"output": "ROM: 2 flights"}}},
+                {
+                    "functionResponse": {
+                        "name": "find_flight",
+                        "response": {"output": "OSL: 2 flights"},
+                    }
+                },
+                {
+                    "functionResponse": {
+                        "name": "find_flight",
+                        "response": {"output": "ROM: 2 flights"},
+                    }
+                },
             ],
         }
     )
@@ -408,12 +576,20 @@ async def test_format_results_correlates_by_name_and_order_without_ids() -> None
 def test_format_results_sends_real_ids_errors_and_structured_output() -> None:
     outcomes = [
         Tool.from_function(lambda: {"seats": 3}, name="seats").invoke_sync({}, call_id="fc-1"),
-        ToolOutcome.failure("tool_error", "No such airport.", tool_name="find_flight", call_id="fc-2"),
+        ToolOutcome.failure(
+            "tool_error", "No such airport.", tool_name="find_flight", call_id="fc-2"
+        ),
     ]
     turn = gemini.format_results(outcomes)
     assert turn["parts"] == [
         {"functionResponse": {"id": "fc-1", "name": "seats", "response": {"output": {"seats": 3}}}},
-        {"functionResponse": {"id": "fc-2", "name": "find_flight", "response": {"error": "No such airport."}}},
+        {
+            "functionResponse": {
+                "id": "fc-2",
+                "name": "find_flight",
+                "response": {"error": "No such airport."},
+            }
+        },
     ]
     assert _sdk(types.Content, turn) == turn
 
@@ -432,7 +608,9 @@ def test_images_travel_inside_the_function_response() -> None:
     outcome = Tool.from_function(lambda: picture, name="picture").invoke_sync({}, call_id="fc-3")
     turn = gemini.format_results([outcome])
     (part,) = turn["parts"]
-    assert part["functionResponse"]["parts"] == [{"inlineData": {"mimeType": "image/png", "data": "iVBORw=="}}]
+    assert part["functionResponse"]["parts"] == [
+        {"inlineData": {"mimeType": "image/png", "data": "iVBORw=="}}
+    ]
     assert _sdk(types.Content, turn) == turn
 
 
@@ -444,3 +622,26 @@ def test_structured_values_holding_refs_are_sent_as_json_text() -> None:
     output = part["functionResponse"]["response"]["output"]
     assert isinstance(output, str)
     assert json.loads(output) == schema
+
+
+def test_live_api_tool_calls_are_read_and_answered() -> None:
+    """The Live API sends `toolCall.functionCalls` and takes bare function responses."""
+    message = types.LiveServerMessage.model_validate(
+        {
+            "toolCall": {
+                "functionCalls": [{"id": "fc-9", "name": "find_flight", "args": {"origin": "OSL"}}]
+            }
+        }
+    )
+    calls = gemini.parse_calls(message)
+    assert calls == [ToolCall("fc-9", "find_flight", {"origin": "OSL"})]
+    assert gemini.parse_calls(message.tool_call) == calls
+    assert gemini.parse_calls({"toolCall": {"functionCalls": []}}) == []
+    outcome = Tool.from_function(find_flight).invoke_sync(calls[0].arguments, call_id="fc-9")
+    responses = [part["functionResponse"] for part in gemini.format_results([outcome])["parts"]]
+    sent = types.LiveClientToolResponse.model_validate({"functionResponses": responses})
+    assert sent.model_dump(mode="json", by_alias=True, exclude_none=True) == {
+        "functionResponses": [
+            {"id": "fc-9", "name": "find_flight", "response": {"output": "OSL: 2 flights"}}
+        ]
+    }

@@ -42,19 +42,30 @@ def distance(origin: str, destination: str, unit: str | None = None) -> dict[str
 
 def response(*parts: dict[str, Any]) -> dict[str, Any]:
     return {
-        "candidates": [{"content": {"role": "model", "parts": list(parts)}, "finishReason": "STOP"}],
+        "candidates": [
+            {"content": {"role": "model", "parts": list(parts)}, "finishReason": "STOP"}
+        ],
         "modelVersion": MODEL,
     }
 
 
-CALL_OSLO = {"functionCall": {"name": "distance", "args": {"origin": "Oslo", "destination": "Bergen"}}}
-CALL_ROME = {"functionCall": {"name": "distance", "args": {"origin": "Rome", "destination": "Milan", "unit": "mi"}}}
+CALL_OSLO = {
+    "functionCall": {"name": "distance", "args": {"origin": "Oslo", "destination": "Bergen"}}
+}
+CALL_ROME = {
+    "functionCall": {
+        "name": "distance",
+        "args": {"origin": "Rome", "destination": "Milan", "unit": "mi"},
+    }
+}
 FINAL = response({"text": "463 km and 356 mi."})
 
 
 @pytest.fixture
 def client(fake_server: FakeServer) -> genai.Client:
-    options = types.HttpOptions(base_url=fake_server.url, retry_options=types.HttpRetryOptions(attempts=1))
+    options = types.HttpOptions(
+        base_url=fake_server.url, retry_options=types.HttpRetryOptions(attempts=1)
+    )
     return genai.Client(api_key="test", http_options=options)
 
 
@@ -73,7 +84,9 @@ def signature_bytes(text: str) -> bytes:
 
 def as_sdk(tool: dict[str, Any]) -> dict[str, Any]:
     """A declaration as the SDK reads it (the SDK may re-spell keys on the wire)."""
-    dumped: dict[str, Any] = types.Tool.model_validate(tool).model_dump(mode="json", exclude_none=True)
+    dumped: dict[str, Any] = types.Tool.model_validate(tool).model_dump(
+        mode="json", exclude_none=True
+    )
     return dumped
 
 
@@ -84,7 +97,9 @@ async def test_round_trip_rebuilds_the_model_turn_with_its_thought_signature(
     fake_server.queue(GENERATE, response({**CALL_OSLO, "thoughtSignature": SIGNATURE}, CALL_ROME))
     fake_server.queue(GENERATE, FINAL)
     tool = Tool.from_function(distance)
-    question = types.Content(role="user", parts=[types.Part(text="Oslo-Bergen in km, Rome-Milan in mi?")])
+    question = types.Content(
+        role="user", parts=[types.Part(text="Oslo-Bergen in km, Rome-Milan in mi?")]
+    )
 
     first = client.models.generate_content(model=MODEL, contents=[question], config=config(tool))
     calls = gemini.parse_calls(first)
@@ -101,8 +116,18 @@ async def test_round_trip_rebuilds_the_model_turn_with_its_thought_signature(
     assert answers == snapshot(
         {
             "parts": [
-                {"functionResponse": {"name": "distance", "response": {"output": {"distance": 463, "unit": "km"}}}},
-                {"functionResponse": {"name": "distance", "response": {"output": {"distance": 356, "unit": "mi"}}}},
+                {
+                    "functionResponse": {
+                        "name": "distance",
+                        "response": {"output": {"distance": 463, "unit": "km"}},
+                    }
+                },
+                {
+                    "functionResponse": {
+                        "name": "distance",
+                        "response": {"output": {"distance": 356, "unit": "mi"}},
+                    }
+                },
             ],
             "role": "user",
         }
@@ -113,8 +138,17 @@ async def test_round_trip_echoes_call_ids_with_the_response_content_as_history(
     fake_server: FakeServer, client: genai.Client
 ) -> None:
     with_ids = response(
-        {"functionCall": {"id": "fc-1", **CALL_OSLO["functionCall"]}, "thoughtSignature": SIGNATURE},
-        {"functionCall": {"id": "fc-2", "name": "distance", "args": {"origin": "Nowhere", "destination": "X"}}},
+        {
+            "functionCall": {"id": "fc-1", **CALL_OSLO["functionCall"]},
+            "thoughtSignature": SIGNATURE,
+        },
+        {
+            "functionCall": {
+                "id": "fc-2",
+                "name": "distance",
+                "args": {"origin": "Nowhere", "destination": "X"},
+            }
+        },
     )
     fake_server.queue(GENERATE, with_ids)
     fake_server.queue(GENERATE, FINAL)
@@ -123,8 +157,13 @@ async def test_round_trip_echoes_call_ids_with_the_response_content_as_history(
     first = client.models.generate_content(model=MODEL, contents="Distances?", config=config(tool))
     calls = gemini.parse_calls(first)
     outcomes = [await tool.invoke(c.arguments, call_id=c.id) for c in calls]
-    assert first.candidates and first.candidates[0].content
-    history = ["Distances?", first.candidates[0].content, gemini.format_results(outcomes, calls=calls)]
+    assert first.candidates
+    assert first.candidates[0].content
+    history = [
+        "Distances?",
+        first.candidates[0].content,
+        gemini.format_results(outcomes, calls=calls),
+    ]
     client.models.generate_content(model=MODEL, contents=history, config=config(tool))  # type: ignore[arg-type]
 
     model_turn, answers = fake_server.bodies(GENERATE)[1]["contents"][1:]
@@ -136,27 +175,43 @@ async def test_round_trip_echoes_call_ids_with_the_response_content_as_history(
 
 
 async def test_streamed_chunks_round_trip(fake_server: FakeServer, client: genai.Client) -> None:
-    fake_server.queue_stream(STREAM, [response({"text": "Checking."}), response(CALL_OSLO)], done=False)
+    fake_server.queue_stream(
+        STREAM, [response({"text": "Checking."}), response(CALL_OSLO)], done=False
+    )
     fake_server.queue_stream(STREAM, [FINAL], done=False)
     tool = Tool.from_function(distance)
 
-    chunks = list(client.models.generate_content_stream(model=MODEL, contents="Oslo?", config=config(tool)))
+    chunks = list(
+        client.models.generate_content_stream(model=MODEL, contents="Oslo?", config=config(tool))
+    )
     (call,) = gemini.parse_calls(chunks)
     outcome = await tool.invoke(call.arguments, call_id=call.id)
-    history = ["Oslo?", gemini.format_calls([call], text="Checking."), gemini.format_results([outcome])]
+    history = [
+        "Oslo?",
+        gemini.format_calls([call], text="Checking."),
+        gemini.format_results([outcome]),
+    ]
     list(client.models.generate_content_stream(model=MODEL, contents=history, config=config(tool)))  # type: ignore[arg-type]
 
     answers = fake_server.bodies(STREAM)[1]["contents"][2]
     (part,) = answers["parts"]
-    assert part["functionResponse"] == {"name": "distance", "response": {"output": {"distance": 463, "unit": "km"}}}
+    assert part["functionResponse"] == {
+        "name": "distance",
+        "response": {"output": {"distance": 463, "unit": "km"}},
+    }
 
 
-def test_openapi_parameters_go_through_the_client_unchanged(fake_server: FakeServer, client: genai.Client) -> None:
+def test_openapi_parameters_go_through_the_client_unchanged(
+    fake_server: FakeServer, client: genai.Client
+) -> None:
     fake_server.queue(GENERATE, FINAL)
     tool = Tool.from_function(distance)
     client.models.generate_content(model=MODEL, contents="Hi", config=config(tool, "openapi"))
     (sent,) = fake_server.bodies(GENERATE)
     (declaration,) = sent["tools"][0]["functionDeclarations"]
-    assert declaration["parameters"] == gemini.format_tools([tool], variant="openapi")[0][
-        "functionDeclarations"
-    ][0]["parameters"]
+    assert (
+        declaration["parameters"]
+        == gemini.format_tools([tool], variant="openapi")[0]["functionDeclarations"][0][
+            "parameters"
+        ]
+    )

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import sys
 import textwrap
-from pathlib import Path
 from typing import Any
 
 import mcp.types as mcp_types
@@ -165,9 +163,7 @@ def test_output_schema_is_wrapped_as_an_object_before_2026() -> None:
         "required": ["result"],
         "additionalProperties": False,
     }
-    assert [(n.keyword, n.action) for n in projection.notes] == [
-        ("outputSchema", "rewritten")
-    ]
+    assert [(n.keyword, n.action) for n in projection.notes] == [("outputSchema", "rewritten")]
 
 
 def test_object_output_schema_is_not_wrapped_before_2026() -> None:
@@ -180,9 +176,7 @@ def test_object_output_schema_is_not_wrapped_before_2026() -> None:
 def test_output_schema_is_dropped_before_2025_06_18_with_a_note() -> None:
     projection = mcp.project(Tool.from_function(add), protocol_version="2025-03-26")
     assert "outputSchema" not in projection.definition
-    assert [(n.keyword, n.action) for n in projection.notes] == [
-        ("outputSchema", "dropped")
-    ]
+    assert [(n.keyword, n.action) for n in projection.notes] == [("outputSchema", "dropped")]
 
 
 def test_unknown_protocol_version_is_refused() -> None:
@@ -267,9 +261,7 @@ def test_format_tools_returns_fresh_copies_and_leaves_the_spec_alone() -> None:
     before = copy.deepcopy(tool.spec.input_schema)
     first = mcp.format_tools([tool])
     first[0]["inputSchema"]["properties"]["a"]["type"] = "string"
-    assert mcp.format_tools([tool])[0]["inputSchema"]["properties"]["a"] == {
-        "type": "integer"
-    }
+    assert mcp.format_tools([tool])[0]["inputSchema"]["properties"]["a"] == {"type": "integer"}
     assert tool.spec.input_schema == before
 
 
@@ -296,9 +288,7 @@ def test_parse_calls_reads_the_sdk_request_and_params_types() -> None:
     request = mcp_types.CallToolRequest(params=params)
     (from_request,) = mcp.parse_calls(request)
     (from_params,) = mcp.parse_calls(params)
-    (from_dump,) = mcp.parse_calls(
-        {"jsonrpc": "2.0", "id": "r-1", **_sdk_dump(request)}
-    )
+    (from_dump,) = mcp.parse_calls({"jsonrpc": "2.0", "id": "r-1", **_sdk_dump(request)})
     assert from_request.name == from_params.name == from_dump.name == "greet"
     assert from_request.arguments == from_dump.arguments == {"name": "Ada"}
     assert from_request.id == "call_0"
@@ -338,9 +328,7 @@ async def test_non_object_arguments_become_an_error_result_not_a_crash() -> None
 
 def test_parse_calls_refuses_a_call_without_a_name() -> None:
     with pytest.raises(ValueError, match="needs a tool name"):
-        mcp.parse_calls(
-            {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}}
-        )
+        mcp.parse_calls({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}})
 
 
 # -- CallToolResult --------------------------------------------------------------------
@@ -361,9 +349,7 @@ async def _outcomes() -> list[ToolOutcome]:
 
 @pytest.mark.parametrize("version", mcp.PROTOCOL_VERSIONS)
 async def test_results_are_valid_sdk_results_for_each_revision(version: str) -> None:
-    results = mcp.format_results(
-        await _outcomes(), tools=_tools(), protocol_version=version
-    )
+    results = mcp.format_results(await _outcomes(), tools=_tools(), protocol_version=version)
     for result in results:
         assert _sdk_dump(mcp_types.CallToolResult.model_validate(result)) == {
             "isError": False,
@@ -392,9 +378,7 @@ async def test_result_shapes() -> None:
                 "resultType": "complete",
             },
             {
-                "content": [
-                    {"type": "text", "text": "Tool 'crash' failed: ValueError: boom"}
-                ],
+                "content": [{"type": "text", "text": "Tool 'crash' failed: ValueError: boom"}],
                 "isError": True,
                 "resultType": "complete",
             },
@@ -458,6 +442,22 @@ def test_tool_result_with_structured_value_is_sent_without_an_output_schema() ->
     assert result["structuredContent"] == {"count": 2}
 
 
+def test_results_follow_the_calls_and_answer_every_one() -> None:
+    calls = mcp.parse_calls(
+        [
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "a"}},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "b"}},
+        ]
+    )
+    done = ToolOutcome(call_id="2", tool_name="b", content=(TextPart("ok"),), text="ok")
+    first, second = mcp.format_results([done], calls=calls)
+    assert first["isError"] is True
+    assert first["content"][0]["text"] == "Tool 'a' was not run, so this call has no result."
+    assert second["content"] == [{"type": "text", "text": "ok"}]
+    with pytest.raises(ValueError, match="not made"):
+        mcp.format_results([done], calls=calls[:1])
+
+
 # -- tool choice -----------------------------------------------------------------------
 
 
@@ -480,9 +480,7 @@ async def test_server_lists_what_format_tools_returns(mode: str) -> None:
         listed = await client.list_tools()
         version = client.protocol_version
     assert version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
-    assert [_sdk_dump(t) for t in listed.tools] == mcp.format_tools(
-        tools, protocol_version=version
-    )
+    assert [_sdk_dump(t) for t in listed.tools] == mcp.format_tools(tools, protocol_version=version)
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -572,12 +570,3 @@ async def test_serve_stdio_works_with_the_official_client_over_a_subprocess() ->
         result = await client.call_tool("add", {"a": 20, "b": 22})
     assert [t.name for t in listed.tools] == ["add"]
     assert result.structured_content == 42
-
-
-def test_the_doc_page_examples_run() -> None:
-    page = (Path(__file__).parents[2] / "docs" / "providers" / "mcp.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", page, re.DOTALL)
-    assert blocks
-    namespace: dict[str, Any] = {"__name__": "docs"}  # blocks build on each other
-    for block in blocks:
-        exec(compile(block, "docs/providers/mcp.md", "exec"), namespace)

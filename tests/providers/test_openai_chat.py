@@ -19,6 +19,9 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator
 from openai.types.chat import (
     ChatCompletion,
@@ -47,9 +50,7 @@ def spec(schema: dict[str, Any], **kw: Any) -> ToolSpec:
     )
 
 
-def obj(
-    props: dict[str, Any], required: list[str] | None = None, **extra: Any
-) -> dict[str, Any]:
+def obj(props: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": props}
     if required:
         schema["required"] = required
@@ -210,6 +211,18 @@ def test_dict_parameter_falls_back_to_non_strict_and_says_why():
     ]
 
 
+def test_forced_strict_refuses_what_cannot_be_strict():
+    schema = obj({"counts": {"type": "object", "additionalProperties": {"type": "integer"}}})
+    with pytest.raises(UnsupportedSchemaError) as info:
+        openai_chat.project(spec(schema), strict=True)
+    assert str(info.value) == (
+        "This schema cannot be strict (strict=True was asked for):\n"
+        "  /properties/counts: The object at /properties/counts allows free keys "
+        "(values: integer); strict mode needs every key declared and would turn it "
+        "into an empty object."
+    )
+
+
 def test_ref_with_description_is_isolated_under_strict():
     """Complaint §9.3: "$ref cannot have keywords {'description'}" (PA #1488)."""
     schema = obj(
@@ -240,9 +253,9 @@ def test_recursive_schema_stays_strict_with_refs():
     )
     projection = openai_chat.project(spec(schema))
     assert projection.strict is True
-    assert projection.definition["function"]["parameters"]["$defs"]["Node"][
-        "properties"
-    ]["kids"]["items"] == {"$ref": "#/$defs/Node"}
+    assert projection.definition["function"]["parameters"]["$defs"]["Node"]["properties"]["kids"][
+        "items"
+    ] == {"$ref": "#/$defs/Node"}
 
 
 @pytest.mark.parametrize(
@@ -269,10 +282,7 @@ def test_strict_moves_unsupported_keywords_into_words(prop, words):
     projection = openai_chat.project(spec(obj({"p": prop}, ["p"])))
     assert projection.strict is True
     assert (
-        projection.definition["function"]["parameters"]["properties"]["p"][
-            "description"
-        ]
-        == words
+        projection.definition["function"]["parameters"]["properties"]["p"]["description"] == words
     )
     assert {n.action for n in projection.notes} == {"moved_to_description"}
 
@@ -280,9 +290,9 @@ def test_strict_moves_unsupported_keywords_into_words(prop, words):
 def test_strict_keeps_supported_formats_and_bounds():
     prop = {"type": "integer", "minimum": 0, "maximum": 9}
     when = {"type": "string", "format": "date-time"}
-    params = openai_chat.project(
-        spec(obj({"n": prop, "w": when}, ["n", "w"]))
-    ).definition["function"]["parameters"]
+    params = openai_chat.project(spec(obj({"n": prop, "w": when}, ["n", "w"]))).definition[
+        "function"
+    ]["parameters"]
     assert params["properties"] == {"n": prop, "w": when}
 
 
@@ -307,9 +317,7 @@ def test_strict_repairs_what_openai_observably_rejects(schema, fixed):
 def test_strict_one_of_becomes_any_of():
     schema = obj({"v": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}, ["v"])
     params = openai_chat.project(spec(schema)).definition["function"]["parameters"]
-    assert params["properties"]["v"] == {
-        "anyOf": [{"type": "string"}, {"type": "integer"}]
-    }
+    assert params["properties"]["v"] == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
 
 
 def test_strict_refuses_too_deep_nesting_and_falls_back():
@@ -322,21 +330,17 @@ def test_strict_refuses_too_deep_nesting_and_falls_back():
 
 
 def test_vendor_extensions_never_reach_the_wire():
-    schema = obj(
-        {"id": {"type": "string", "x-mcp-header": "Id"}}, ["id"], **{"x-fastmcp": 1}
-    )
+    schema = obj({"id": {"type": "string", "x-mcp-header": "Id"}}, ["id"], **{"x-fastmcp": 1})
     for strict in (True, False):
-        params = openai_chat.project(spec(schema), strict=strict).definition[
-            "function"
-        ]["parameters"]
+        params = openai_chat.project(spec(schema), strict=strict).definition["function"][
+            "parameters"
+        ]
         assert "x-" not in json.dumps(params)
 
 
 def test_invalid_name_is_refused_with_the_rule():
     """Complaint §9.7: MCP names with dots are not valid OpenAI function names."""
-    with pytest.raises(
-        UnsupportedSchemaError, match=r"'fs\.read' is not valid for OpenAI Chat"
-    ):
+    with pytest.raises(UnsupportedSchemaError, match=r"'fs\.read' is not valid for OpenAI Chat"):
         openai_chat.format_tools([spec(obj({}), name="fs.read")])
 
 
@@ -447,10 +451,7 @@ def test_parse_calls_reads_sdk_objects_and_dicts_alike():
     assert openai_chat.parse_calls(completion) == expected
     assert openai_chat.parse_calls(COMPLETION) == expected
     assert openai_chat.parse_calls(completion.choices[0].message) == expected
-    assert (
-        openai_chat.parse_calls(COMPLETION["choices"][0]["message"]["tool_calls"])
-        == expected
-    )
+    assert openai_chat.parse_calls(COMPLETION["choices"][0]["message"]["tool_calls"]) == expected
 
 
 def test_parse_calls_keeps_malformed_arguments_for_the_invoker():
@@ -479,9 +480,7 @@ def chunks() -> list[dict[str, Any]]:
             "object": "chat.completion.chunk",
             "created": 1,
             "model": "m",
-            "choices": [
-                {"index": 0, "delta": {"tool_calls": tool_calls}, "finish_reason": None}
-            ],
+            "choices": [{"index": 0, "delta": {"tool_calls": tool_calls}, "finish_reason": None}],
         }
 
     return [
@@ -525,9 +524,7 @@ def test_stream_chunks_accumulate_into_calls():
 
 
 def ok(call_id: str, text: str, name: str = "weather") -> ToolOutcome:
-    return ToolOutcome(
-        call_id=call_id, tool_name=name, content=(TextPart(text),), text=text
-    )
+    return ToolOutcome(call_id=call_id, tool_name=name, content=(TextPart(text),), text=text)
 
 
 def test_format_results_pins_tool_messages():
@@ -605,3 +602,39 @@ def test_format_assistant_message_replays_calls():
         ],
     }
     MESSAGES.validate_python([message])
+
+
+def _fill_missing_with_null(validator: Draft202012Validator, instance: Any) -> list[str]:
+    """Send omitted optional keys as null, as a strict model must; return what remains."""
+    for _ in range(100):
+        errors = list(validator.iter_errors(instance))
+        missing = [e for e in errors if e.validator == "required"]
+        if not missing:
+            return [e.message for e in errors]
+        for error in missing:
+            for name in error.validator_value:
+                if isinstance(error.instance, dict) and name not in error.instance:
+                    error.instance[name] = None
+    return ["did not converge"]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_strict_projection_accepts_every_valid_call_with_nulls_for_omissions(corpus, data):
+    """A strict schema must never forbid a call the canonical schema allows."""
+    for tool in corpus:
+        projection = openai_chat.project(tool)
+        if not projection.strict:
+            continue
+        canonical = json.loads(json.dumps(tool.spec.input_schema))
+        try:
+            strategy = from_schema(canonical)
+        except Exception:  # formats or patterns it cannot generate
+            continue
+        instance = data.draw(strategy, label=tool.spec.name)
+        if not Draft202012Validator(canonical).is_valid(instance):
+            continue  # hypothesis-jsonschema reads draft 7; `prefixItems` is 2020-12
+        strict = Draft202012Validator(
+            json.loads(json.dumps(projection.definition["function"]["parameters"]))
+        )
+        assert _fill_missing_with_null(strict, instance) == [], tool.spec.name

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -93,9 +94,7 @@ def test_missing_targets_and_unknown_options_are_skipped_not_fatal() -> None:
     ]
     built = portability.build_matrix([spec], columns)
     assert "no_such_target" in built.missing_modules
-    assert built.skipped_columns == {
-        "MCP, odd option": "mcp.project takes no ['no_such_option']"
-    }
+    assert built.skipped_columns == {"MCP, odd option": "mcp.project takes no ['no_such_option']"}
     assert built.cells["t", "MCP"] == portability.Cell("as is")
     assert not built.complete
     page = portability.render_markdown(built)
@@ -118,22 +117,45 @@ def test_page_is_deterministic_and_lists_every_refusal(
         assert cell.reason in page
 
 
+WRITE_DOCS = os.environ.get("TOOLCAST_WRITE_DOCS") == "1"
+REGENERATE = "TOOLCAST_WRITE_DOCS=1 pytest tests/providers/test_portability.py"
+
+
+def _skip_unless_complete(matrix: portability.Matrix) -> None:
+    if not matrix.complete:
+        pytest.skip(
+            "generated docs are checked once every provider module exists: "
+            + portability._incomplete(matrix)
+        )
+
+
 def test_committed_page_is_up_to_date(matrix: portability.Matrix) -> None:
     page = portability.render_markdown(matrix)
     path = portability.DOC_PATH
-    if os.environ.get("TOOLCAST_WRITE_DOCS") == "1":
+    if WRITE_DOCS:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(page, encoding="utf-8")
         return
-    if not matrix.complete:
-        pytest.skip(
-            "the portability page is checked once every provider module exists: "
-            + portability._incomplete(matrix)
-        )
-    assert path.exists(), (
-        "run TOOLCAST_WRITE_DOCS=1 pytest tests/providers/test_portability.py"
-    )
+    _skip_unless_complete(matrix)
+    assert path.exists(), f"run {REGENERATE}"
     assert path.read_text(encoding="utf-8") == page, (
-        "docs/providers/portability.md is stale: regenerate it with "
-        "TOOLCAST_WRITE_DOCS=1 pytest tests/providers/test_portability.py"
+        f"docs/providers/portability.md is stale: regenerate it with {REGENERATE}"
     )
+
+
+def test_index_tool_choice_table_is_up_to_date(matrix: portability.Matrix) -> None:
+    index = portability.INDEX_PATH.read_text(encoding="utf-8")
+    updated = portability.update_index(index)
+    if WRITE_DOCS:
+        portability.INDEX_PATH.write_text(updated, encoding="utf-8")
+        return
+    _skip_unless_complete(matrix)
+    assert index == updated, f"the index's tool-choice table is stale: {REGENERATE}"
+
+
+def test_index_lists_every_target_with_a_link_to_its_page() -> None:
+    index = portability.INDEX_PATH.read_text(encoding="utf-8")
+    targets = index.split("## Targets", 1)[1].split("\n## ", 1)[0]
+    linked = re.findall(r"\]\(([a-z_]+)\.md\)", targets)
+    # tests/test_docs.py checks that the linked pages exist.
+    assert sorted(linked) == sorted(portability.present_modules())

@@ -150,9 +150,7 @@ def test_move_to_description_appends_sentences_and_notes_each():
 
 
 def test_move_to_description_places_new_description_in_canonical_order():
-    moved = sch.move_to_description(
-        {"type": "string", "maxLength": 4}, ("maxLength",), []
-    )
+    moved = sch.move_to_description({"type": "string", "maxLength": 4}, ("maxLength",), [])
     assert list(moved) == ["type", "description"]
 
 
@@ -227,9 +225,7 @@ def test_inline_refs_refuses_recursion_with_the_chain_and_a_fix():
         "$defs": {
             "Node": {
                 "type": "object",
-                "properties": {
-                    "kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
-                },
+                "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
             }
         },
     }
@@ -245,9 +241,7 @@ def test_inline_refs_refuses_recursion_with_the_chain_and_a_fix():
 
 def test_inline_refs_refuses_remote_references():
     with pytest.raises(UnsupportedSchemaError, match="never fetched"):
-        sch.inline_refs(
-            {"type": "object", "properties": {"a": {"$ref": "https://x/y"}}}
-        )
+        sch.inline_refs({"type": "object", "properties": {"a": {"$ref": "https://x/y"}}})
 
 
 def test_inline_refs_refuses_conflicting_sibling_assertions():
@@ -280,9 +274,7 @@ def test_const_to_enum_infers_the_type():
 
 def test_one_of_to_any_of_notes_lost_exclusivity():
     notes: list[ConversionNote] = []
-    result = sch.one_of_to_any_of(
-        {"oneOf": [{"type": "string"}, {"type": "integer"}]}, notes
-    )
+    result = sch.one_of_to_any_of({"oneOf": [{"type": "string"}, {"type": "integer"}]}, notes)
     assert result == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
     assert "exactly-one" in notes[0].detail
 
@@ -342,10 +334,7 @@ def test_order_keys_follows_the_canonical_order_then_others_then_extensions():
 
 
 def test_summarize_names_types_briefly():
-    assert (
-        sch.summarize({"type": "array", "items": {"type": "integer"}})
-        == "array of integer"
-    )
+    assert sch.summarize({"type": "array", "items": {"type": "integer"}}) == "array of integer"
     assert sch.summarize({"type": ["string", "null"], "format": "date"}) == (
         "string (date) or null"
     )
@@ -485,9 +474,7 @@ class TestMakeStrict:
     def test_defaults_outside_properties_move_to_words(self):
         schema = {
             "type": "object",
-            "properties": {
-                "xs": {"type": "array", "items": {"type": "integer", "default": 0}}
-            },
+            "properties": {"xs": {"type": "array", "items": {"type": "integer", "default": 0}}},
             "required": ["xs"],
             "additionalProperties": False,
         }

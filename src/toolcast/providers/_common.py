@@ -125,11 +125,7 @@ def _strict_words(keyword: str, value: Any, _node: Mapping[str, Any]) -> bool:
         return True
     if keyword == "format":
         return value not in _STRICT_FORMATS
-    return (
-        keyword == "pattern"
-        and isinstance(value, str)
-        and bool(_LOOKAROUND.search(value))
-    )
+    return keyword == "pattern" and isinstance(value, str) and bool(_LOOKAROUND.search(value))
 
 
 def _root_object(schema: JsonSchema, notes: list[ConversionNote]) -> JsonSchema:
@@ -139,9 +135,7 @@ def _root_object(schema: JsonSchema, notes: list[ConversionNote]) -> JsonSchema:
     if kinds == ("object",):
         return schema
     if not kinds and not any(k in schema for k in ("anyOf", "oneOf", "allOf", "$ref")):
-        notes.append(
-            ConversionNote("", "type", "rewritten", "Root type set to object.")
-        )
+        notes.append(ConversionNote("", "type", "rewritten", "Root type set to object."))
         return sch.order_keys({"type": "object", **schema})
     msg = (
         "OpenAI-style targets need an object schema at the root of the tool's "
@@ -158,9 +152,7 @@ def _limits(schema: JsonSchema) -> list[ConversionNote]:
         depth = path.count("/properties/") + path.startswith("/properties/")
         if sch.is_object(node) and depth > _MAX_NESTING:
             detail = f"Objects nest deeper than {_MAX_NESTING} levels at {path}."
-            blockers.append(
-                ConversionNote(path, "properties", "strict_disabled", detail)
-            )
+            blockers.append(ConversionNote(path, "properties", "strict_disabled", detail))
             break
     if enum_values > _MAX_ENUM_VALUES:
         detail = f"{enum_values} enum values exceed strict mode's {_MAX_ENUM_VALUES}."
@@ -175,13 +167,19 @@ def _loose(schema: Any, notes: list[ConversionNote]) -> JsonSchema:
     return _root_object(sch.ensure_properties(converted), notes)
 
 
-def openai_parameters(schema: Mapping[str, Any], *, strict: bool) -> OpenAIParameters:
+def openai_parameters(
+    schema: Mapping[str, Any], *, strict: bool, insist: bool = False
+) -> OpenAIParameters:
     """Convert a canonical input schema to the OpenAI parameter dialect.
 
     With `strict`, apply the Structured Outputs subset
     (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas);
     when the schema cannot be strict, return the loose form with `strict=False`
-    and the blockers among the notes.
+    and the blockers among the notes, or, with `insist`, raise.
+
+    Raises:
+        UnsupportedSchemaError: the root is not an object, or `insist` and the
+            schema cannot be strict (the message lists every reason).
     """
     loose_notes: list[ConversionNote] = []
     loose = _loose(schema, loose_notes)
@@ -199,6 +197,10 @@ def openai_parameters(schema: Mapping[str, Any], *, strict: bool) -> OpenAIParam
     if result.schema is not None:
         blockers += _limits(result.schema)
     if blockers or result.schema is None:
+        if insist:
+            reasons = "\n".join(f"  {b.path or '/'}: {b.detail}" for b in blockers)
+            msg = f"This schema cannot be strict (strict=True was asked for):\n{reasons}"
+            raise UnsupportedSchemaError(msg)
         return OpenAIParameters(loose, False, (*loose_notes, *blockers))
     # `$ref` next to a description is a 400 under strict (pydantic-ai issue 1488).
     final = sch.isolate_refs(result.schema)
@@ -231,9 +233,7 @@ def check_names(specs: Sequence[ToolSpec], target: str) -> None:
             )
             raise UnsupportedSchemaError(msg)
         if spec.name in seen:
-            msg = (
-                f"Two tools are named {spec.name!r}; names must be unique per request."
-            )
+            msg = f"Two tools are named {spec.name!r}; names must be unique per request."
             raise ValueError(msg)
         seen.add(spec.name)
 
@@ -361,9 +361,7 @@ class ChoiceDeltas:
         for choice in data.get("choices") or ():
             if choice.get("index", 0) != self.choice:
                 continue
-            for position, delta in enumerate(
-                (choice.get("delta") or {}).get("tool_calls") or ()
-            ):
+            for position, delta in enumerate((choice.get("delta") or {}).get("tool_calls") or ()):
                 self._merge(delta, position)
 
     def _merge(self, delta: Mapping[str, Any], position: int) -> None:
@@ -392,11 +390,7 @@ class ChoiceDeltas:
             arguments: Arguments = (
                 slot["object"] if slot["object"] is not None else "".join(slot["text"])
             )
-            calls.append(
-                ToolCall(
-                    slot["id"], slot["name"], arguments or "{}", dict(provider_data)
-                )
-            )
+            calls.append(ToolCall(slot["id"], slot["name"], arguments or "{}", dict(provider_data)))
         return calls
 
 

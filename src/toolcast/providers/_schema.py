@@ -78,9 +78,7 @@ MAX_DEPTH = 100
 MAX_NODES = 100_000
 """Most subschemas any step visits or produces (guards `$ref` expansion blow-ups)."""
 
-KeywordFilter: TypeAlias = (
-    Collection[str] | Callable[[str, Any, Mapping[str, Any]], bool]
-)
+KeywordFilter: TypeAlias = Collection[str] | Callable[[str, Any, Mapping[str, Any]], bool]
 """Keyword names, or a predicate `(keyword, value, node) -> bool`."""
 
 NodeRewriter: TypeAlias = Callable[[JsonSchema, str], JsonSchema]
@@ -144,9 +142,7 @@ _KEY_ORDER = (
 _KEY_RANK = {key: rank for rank, key in enumerate(_KEY_ORDER)}
 
 # Keywords that only annotate; on a `$ref` sibling they refine the target.
-_ANNOTATIONS = frozenset(
-    {"title", "description", "default", "examples", "deprecated", "$comment"}
-)
+_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "$comment"})
 
 
 # --------------------------------------------------------------------------- walking
@@ -154,9 +150,7 @@ _ANNOTATIONS = frozenset(
 
 def pointer(base: str, *parts: str | int) -> str:
     """Extend JSON pointer `base` with `parts`, escaping `~` and `/` (RFC 6901)."""
-    tail = "".join(
-        "/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts
-    )
+    tail = "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
     return base + tail
 
 
@@ -236,13 +230,11 @@ def _rebuild(
             continue
         if key in _SCHEMA_MAPS and isinstance(value, Mapping):
             fresh[key] = {
-                name: visit(sub, pointer(path, key, name), depth + 1)
-                for name, sub in value.items()
+                name: visit(sub, pointer(path, key, name), depth + 1) for name, sub in value.items()
             }
         elif (key in _SCHEMA_LISTS or key == "items") and isinstance(value, list):
             fresh[key] = [
-                visit(sub, pointer(path, key, i), depth + 1)
-                for i, sub in enumerate(value)
+                visit(sub, pointer(path, key, i), depth + 1) for i, sub in enumerate(value)
             ]
         elif key in _SCHEMA_SINGLE:
             fresh[key] = visit(value, pointer(path, key), depth + 1)
@@ -368,16 +360,10 @@ _SENTENCES: dict[str, Callable[[Any], str]] = {
     ),
     "propertyNames": lambda v: (
         f"Keys: {summarize(v)}"
-        + (
-            f" matching {_json(v['pattern'])}"
-            if isinstance(v, Mapping) and "pattern" in v
-            else ""
-        )
+        + (f" matching {_json(v['pattern'])}" if isinstance(v, Mapping) and "pattern" in v else "")
         + "."
     ),
-    "prefixItems": lambda v: (
-        "Items in order: " + ", ".join(summarize(x) for x in v) + "."
-    ),
+    "prefixItems": lambda v: "Items in order: " + ", ".join(summarize(x) for x in v) + ".",
     "contains": lambda v: f"Must contain at least one {summarize(v)}.",
     "deprecated": lambda v: "Deprecated." if v else "",
 }
@@ -476,19 +462,13 @@ def drop_keywords(
     def step(node: JsonSchema, path: str) -> JsonSchema:
         for keyword in [k for k, v in node.items() if chosen(k, v, node)]:
             del node[keyword]
-            notes.append(
-                ConversionNote(
-                    path, keyword, "dropped", f"Dropped {keyword}: {reason}."
-                )
-            )
+            notes.append(ConversionNote(path, keyword, "dropped", f"Dropped {keyword}: {reason}."))
         return node
 
     return rewrite(schema, step)
 
 
-def strip_extensions(
-    schema: Mapping[str, Any], notes: list[ConversionNote]
-) -> JsonSchema:
+def strip_extensions(schema: Mapping[str, Any], notes: list[ConversionNote]) -> JsonSchema:
     """Remove `x-*` vendor keywords (e.g. MCP's `x-mcp-header`), noting each."""
     return drop_keywords(
         schema,
@@ -520,9 +500,7 @@ def _resolve_pointer(root: Mapping[str, Any], ref: str, at: str) -> Any:
     return node
 
 
-def inline_refs(
-    schema: Mapping[str, Any], *, target: str = "This target"
-) -> JsonSchema:
+def inline_refs(schema: Mapping[str, Any], *, target: str = "This target") -> JsonSchema:
     """Replace every local `$ref` with the schema it points to and drop `$defs`.
 
     A definition used twice is copied twice (reuse is not recursion). Sibling
@@ -550,9 +528,7 @@ def inline_refs(
                     "a target that supports $ref."
                 )
                 raise UnsupportedSchemaError(msg)
-            resolved = expand(
-                _resolve_pointer(schema, ref, path), path, depth + 1, (*active, ref)
-            )
+            resolved = expand(_resolve_pointer(schema, ref, path), path, depth + 1, (*active, ref))
             siblings = {k: v for k, v in node.items() if k != "$ref"}
             own = expand(siblings, path, depth, active) if siblings else {}
             return _merge_ref(resolved, own, ref, path)
@@ -649,9 +625,7 @@ def const_to_enum(schema: Mapping[str, Any], notes: list[ConversionNote]) -> Jso
     return rewrite(schema, step)
 
 
-def one_of_to_any_of(
-    schema: Mapping[str, Any], notes: list[ConversionNote]
-) -> JsonSchema:
+def one_of_to_any_of(schema: Mapping[str, Any], notes: list[ConversionNote]) -> JsonSchema:
     """Rewrite `oneOf` as `anyOf` (exclusivity is lost; the invoker still checks it)."""
 
     def step(node: JsonSchema, path: str) -> JsonSchema:
@@ -674,9 +648,7 @@ def one_of_to_any_of(
     return rewrite(schema, step)
 
 
-def to_nullable_keyword(
-    schema: Mapping[str, Any], notes: list[ConversionNote]
-) -> JsonSchema:
+def to_nullable_keyword(schema: Mapping[str, Any], notes: list[ConversionNote]) -> JsonSchema:
     """Express null the OpenAPI 3.0 way: `nullable: true` instead of `"null"` types.
 
     `type: [T, "null"]` becomes `type: T, nullable: true`; several non-null types
@@ -698,9 +670,7 @@ def to_nullable_keyword(
                 nullable = False
             else:
                 del node["type"]
-                node["anyOf"] = [{"type": k} for k in real] + list(
-                    node.get("anyOf", [])
-                )
+                node["anyOf"] = [{"type": k} for k in real] + list(node.get("anyOf", []))
         if (
             isinstance(node.get("enum"), list)
             and None in node["enum"]
@@ -721,22 +691,14 @@ def to_nullable_keyword(
         if not nullable:
             return node
         node["nullable"] = True
-        notes.append(
-            ConversionNote(
-                path, "type", "rewritten", "null expressed as nullable: true."
-            )
-        )
+        notes.append(ConversionNote(path, "type", "rewritten", "null expressed as nullable: true."))
         return order_keys(node)
 
     return rewrite(schema, step)
 
 
 def _is_null_only(branch: Any) -> bool:
-    return (
-        isinstance(branch, Mapping)
-        and types_of(branch) == ("null",)
-        and len(branch) <= 2
-    )
+    return isinstance(branch, Mapping) and types_of(branch) == ("null",) and len(branch) <= 2
 
 
 def _absorb(node: JsonSchema, branch: JsonSchema) -> JsonSchema:
@@ -856,9 +818,7 @@ def _nullable(node: JsonSchema) -> JsonSchema:
     if isinstance(node.get("enum"), list) and "const" not in node and kinds is None:
         node["enum"] = [*node["enum"], None]
         return node
-    annotations: JsonSchema = {
-        k: node[k] for k in ("description", "title") if k in node
-    }
+    annotations: JsonSchema = {k: node[k] for k in ("description", "title") if k in node}
     inner = {k: v for k, v in node.items() if k not in annotations}
     return order_keys({**annotations, "anyOf": [inner, {"type": "null"}]})
 
@@ -943,9 +903,7 @@ def _strict_object(
     if "additionalProperties" not in node:
         if node.get("properties") or not path:
             detail = f"The object at {where} had no additionalProperties; closed."
-            notes.append(
-                ConversionNote(path, "additionalProperties", "rewritten", detail)
-            )
+            notes.append(ConversionNote(path, "additionalProperties", "rewritten", detail))
         else:
             block(path, "additionalProperties", _FREE_KEYS.format(where, "any keys"))
     elif (extra := node["additionalProperties"]) is not False:
@@ -987,9 +945,7 @@ def _strict_optional(
             if default is None
             else f"Defaults to {_json(default)} when null."
         )
-        meaning = (
-            "leaving it out" if default is None else f"the default, {_json(default)}"
-        )
+        meaning = "leaving it out" if default is None else f"the default, {_json(default)}"
         detail = (
             f"Optional property {name!r} is required in strict mode and accepts "
             f"null; null means {meaning}."
@@ -1003,8 +959,6 @@ def _strict_optional(
     return sub
 
 
-def _strip_leftover_defaults(
-    schema: JsonSchema, notes: list[ConversionNote]
-) -> JsonSchema:
+def _strip_leftover_defaults(schema: JsonSchema, notes: list[ConversionNote]) -> JsonSchema:
     """Move `default`s left elsewhere (items, branches) into descriptions."""
     return move_to_description(schema, ("default",), notes)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import re
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from toolcast._content import ImagePart, JsonPart, TextPart
@@ -66,9 +66,7 @@ MAX_UNION_PARAMS = 16
 # https://platform.claude.com/docs/en/build-with-claude/vision (base64 image sources)
 _IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 
-_IMAGE_LEFT_OUT = (
-    "[An image of type {} was left out: Claude reads jpeg, png, gif and webp.]"
-)
+_IMAGE_LEFT_OUT = "[An image of type {} was left out: Claude reads jpeg, png, gif and webp.]"
 
 _STREAM_EVENTS = frozenset(
     {
@@ -82,9 +80,7 @@ _STREAM_EVENTS = frozenset(
 )
 
 
-def format_tools(
-    tools: Iterable[Any], *, strict: bool | None = None
-) -> list[dict[str, Any]]:
+def format_tools(tools: Iterable[Any], *, strict: bool | None = None) -> list[dict[str, Any]]:
     """The `tools` request parameter: one definition per tool, order kept.
 
     Args:
@@ -100,18 +96,31 @@ def format_tools(
     """
     specs = specs_of(tools)
     check_names(specs, "Anthropic")
+    return budgeted_definitions(
+        specs, strict, project, lambda d: d["input_schema"], target="Anthropic"
+    )
+
+
+def budgeted_definitions(
+    specs: list[ToolSpec],
+    strict: bool | None,
+    project: Callable[..., Projection],
+    schema_of: Callable[[Mapping[str, Any]], Mapping[str, Any]],
+    *,
+    target: str,
+) -> list[dict[str, Any]]:
+    """Fresh definitions for one request, within the strict caps (see `format_tools`)."""
     projections = [project(spec, strict=strict) for spec in specs]
     problem = strict_budget_problem(
-        p.definition["input_schema"] for p in projections if p.strict
+        (schema_of(p.definition) for p in projections if p.strict), target=target
     )
-    if problem is None:
-        return [copy.deepcopy(dict(p.definition)) for p in projections]
-    if strict:
-        raise UnsupportedSchemaError(problem)
-    warnings.warn(f"{problem} Sending every tool non-strict.", stacklevel=2)
-    return [
-        copy.deepcopy(dict(project(spec, strict=False).definition)) for spec in specs
-    ]
+    if problem is not None:
+        if strict:
+            raise UnsupportedSchemaError(problem)
+        # stacklevel 3: the user's call of format_tools, not format_tools itself.
+        warnings.warn(f"{problem} Sending every tool non-strict.", stacklevel=3)
+        projections = [project(spec, strict=False) for spec in specs]
+    return [copy.deepcopy(dict(p.definition)) for p in projections]
 
 
 def project(tool: Any, *, strict: bool | None = None) -> Projection:
@@ -149,9 +158,7 @@ def convert_schema(
     goes non-strict with `strict_disabled` notes, or, with `insist`, this raises.
     """
     notes: list[ConversionNote] = []
-    loose = object_root(
-        drop_keywords(strip_extensions(schema, notes), _META, notes), notes, name
-    )
+    loose = object_root(drop_keywords(strip_extensions(schema, notes), _META, notes), notes, name)
     if not strict:
         return loose, notes, False
     strict_notes: list[ConversionNote] = []
@@ -160,7 +167,7 @@ def convert_schema(
         return result, notes + strict_notes, True
     if insist:
         lines = "".join(f"\n  {b.path or '/'}: {b.detail}" for b in blockers)
-        msg = f"Tool {name!r} cannot be strict on Anthropic:{lines}\nPass strict=False."
+        msg = f"Tool {name!r} cannot use Anthropic's strict mode:{lines}\nPass strict=False."
         raise UnsupportedSchemaError(msg)
     return loose, notes + blockers, False
 
@@ -240,12 +247,8 @@ def _strict(
     def close(node: JsonSchema, path: str) -> JsonSchema:
         if is_object(node) and "additionalProperties" not in node:
             node["additionalProperties"] = False
-            detail = (
-                "Object closed with additionalProperties: false (strict requires it)."
-            )
-            notes.append(
-                ConversionNote(path, "additionalProperties", "rewritten", detail)
-            )
+            detail = "Object closed with additionalProperties: false (strict requires it)."
+            notes.append(ConversionNote(path, "additionalProperties", "rewritten", detail))
             return order_keys(node)
         return node
 
@@ -268,8 +271,7 @@ def _strict_blockers(schema: JsonSchema) -> Iterator[tuple[str, str, str]]:
                 yield (
                     path,
                     keyword,
-                    f"{keyword} at {where} allows undeclared keys; "
-                    "strict needs closed objects.",
+                    f"{keyword} at {where} allows undeclared keys; strict needs closed objects.",
                 )
         extra = node.get("additionalProperties", False)
         if extra is not False:
@@ -288,20 +290,16 @@ def _strict_blockers(schema: JsonSchema) -> Iterator[tuple[str, str, str]]:
             yield (
                 path,
                 "properties",
-                f"The object at {where} declares no keys; "
-                "strict would send it as an empty object.",
+                f"The object at {where} declares no keys; strict would send it as an empty object.",
             )
         if not any(k in node for k in _TYPED_BY):
             yield path, "type", f"{where} accepts any JSON value; strict needs a type."
-        values = list(node.get("enum") or ()) + (
-            [node["const"]] if "const" in node else []
-        )
+        values = list(node.get("enum") or ()) + ([node["const"]] if "const" in node else [])
         if any(isinstance(v, (dict, list)) for v in values):
             yield (
                 path,
                 "enum",
-                f"The enum at {where} has object or array values; "
-                "strict takes primitives only.",
+                f"The enum at {where} has object or array values; strict takes primitives only.",
             )
         if any("$ref" in b for b in node.get("allOf") or () if isinstance(b, Mapping)):
             yield (
@@ -352,9 +350,7 @@ def _find_cycle(graph: Mapping[str, set[str]]) -> str:
     return ""
 
 
-def object_root(
-    schema: Mapping[str, Any], notes: list[ConversionNote], name: str
-) -> JsonSchema:
+def object_root(schema: Mapping[str, Any], notes: list[ConversionNote], name: str) -> JsonSchema:
     """The schema with a plain object at its root, merging a root union if needed.
 
     Anthropic (and Gemini) refuse `anyOf`/`oneOf`/`allOf` at the root ("input_schema
@@ -422,18 +418,16 @@ def _merge_branches(
     if all(b.get("additionalProperties") is False for b in objects):
         merged["additionalProperties"] = False
     if keyword != "allOf":
-        forms = " or ".join(
-            "{" + ", ".join(b.get("properties") or {}) + "}" for b in objects
-        )
-        merged = add_to_description(
-            merged, f"Send the keys of one of these forms: {forms}."
-        )
+        forms = " or ".join("{" + ", ".join(b.get("properties") or {}) + "}" for b in objects)
+        merged = add_to_description(merged, f"Send the keys of one of these forms: {forms}.")
     detail = f"Root {keyword} merged into one object (a union root is refused)."
     notes.append(ConversionNote("", keyword, "rewritten", detail))
     return merged
 
 
-def strict_budget_problem(schemas: Iterable[Mapping[str, Any]]) -> str | None:
+def strict_budget_problem(
+    schemas: Iterable[Mapping[str, Any]], *, target: str = "Anthropic"
+) -> str | None:
     """Why these strict input schemas cannot share one request, or None when they fit.
 
     Counts follow the structured-outputs limits: every non-required property and
@@ -445,9 +439,7 @@ def strict_budget_problem(schemas: Iterable[Mapping[str, Any]]) -> str | None:
         for _path, node in walk(schema):
             if is_object(node):
                 required = set(node.get("required") or ())
-                optional += sum(
-                    1 for key in node.get("properties") or {} if key not in required
-                )
+                optional += sum(1 for key in node.get("properties") or {} if key not in required)
             if "anyOf" in node or len(types_of(node)) > 1:
                 unions += 1
     over = []
@@ -460,15 +452,13 @@ def strict_budget_problem(schemas: Iterable[Mapping[str, Any]]) -> str | None:
     if not over:
         return None
     return (
-        "Anthropic caps strict tools per request, and these tools have "
+        f"{target} caps strict tools per request, and these tools have "
         + ", ".join(over)
         + ". Pass strict=False, mark fewer tools strict, or send fewer tools."
     )
 
 
-def format_tool_choice(
-    choice: ToolChoice = "auto", *, parallel: bool = True
-) -> dict[str, Any]:
+def format_tool_choice(choice: ToolChoice = "auto", *, parallel: bool = True) -> dict[str, Any]:
     """The `tool_choice` request parameter.
 
     `"required"` becomes `any`, one named tool becomes `tool`. With `parallel=False`

@@ -11,15 +11,12 @@ tool choice, and it refuses a request whose history holds tool blocks without a
 
 from __future__ import annotations
 
-import copy
-import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolcast._content import JsonPart, TextPart
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
-from toolcast.errors import UnsupportedSchemaError
 from toolcast.providers._common import answer_all, check_names, require_id
 from toolcast.providers._projection import (
     Projection,
@@ -30,7 +27,8 @@ from toolcast.providers._projection import (
 )
 
 # Claude on Bedrock shares Anthropic's strict grammar, so it shares its rules.
-from toolcast.providers.anthropic import convert_schema, strict_budget_problem
+from toolcast.providers import anthropic
+from toolcast.providers.anthropic import budgeted_definitions
 
 __all__ = (
     "format_results",
@@ -50,18 +48,14 @@ _IMAGE_FORMATS = {
     "image/webp": "webp",
 }
 
-_IMAGE_LEFT_OUT = (
-    "[An image of type {} was left out: Converse reads png, jpeg, gif and webp.]"
-)
+_IMAGE_LEFT_OUT = "[An image of type {} was left out: Converse reads png, jpeg, gif and webp.]"
 
 # Converse rejects empty text blocks ("text content blocks must be non-empty",
 # hermes-agent #55092), and `toolResult.content` is required.
 _NO_OUTPUT = "(no output)"
 
 
-def format_tools(
-    tools: Iterable[Any], *, strict: bool | None = None
-) -> list[dict[str, Any]]:
+def format_tools(tools: Iterable[Any], *, strict: bool | None = None) -> list[dict[str, Any]]:
     """The `toolConfig.tools` list: one `{"toolSpec": ...}` per tool, order kept.
 
     `strict` works as in `toolcast.providers.anthropic.format_tools`.
@@ -72,20 +66,13 @@ def format_tools(
     """
     specs = specs_of(tools)
     check_names(specs, "Bedrock")
-    projections = [project(spec, strict=strict) for spec in specs]
-    problem = strict_budget_problem(
-        p.definition["toolSpec"]["inputSchema"]["json"] for p in projections if p.strict
+    return budgeted_definitions(
+        specs,
+        strict,
+        project,
+        lambda d: d["toolSpec"]["inputSchema"]["json"],
+        target="Bedrock (as Anthropic)",
     )
-    if problem is None:
-        return [copy.deepcopy(dict(p.definition)) for p in projections]
-    if strict:
-        raise UnsupportedSchemaError(problem)
-    warnings.warn(
-        f"{problem} Sending every tool non-strict for this request.", stacklevel=2
-    )
-    return [
-        copy.deepcopy(dict(project(spec, strict=False).definition)) for spec in specs
-    ]
 
 
 def project(tool: Any, *, strict: bool | None = None) -> Projection:
@@ -95,21 +82,14 @@ def project(tool: Any, *, strict: bool | None = None) -> Projection:
 
 
 def _project(spec: ToolSpec, strict: bool | None) -> Projection:
-    schema, notes, is_strict = convert_schema(
-        spec.input_schema,
-        strict=spec.strict if strict is None else strict,
-        insist=strict is True,
-        name=spec.name,
-    )
+    claude = anthropic.project(spec, strict=strict)
     tool_spec: dict[str, Any] = {"name": spec.name}
     if spec.description:  # the service model gives `description` a minimum length of 1
         tool_spec["description"] = spec.description
-    tool_spec["inputSchema"] = {"json": schema}
-    if is_strict:
+    tool_spec["inputSchema"] = {"json": claude.definition["input_schema"]}
+    if claude.strict:
         tool_spec["strict"] = True
-    return Projection(
-        TARGET, spec.name, {"toolSpec": tool_spec}, is_strict, tuple(notes)
-    )
+    return Projection(TARGET, spec.name, {"toolSpec": tool_spec}, claude.strict, claude.notes)
 
 
 def format_tool_choice(choice: ToolChoice = "auto") -> dict[str, Any]:
@@ -173,9 +153,7 @@ def parse_calls(response: Any) -> list[ToolCall]:
 
 def _is_event(item: Any) -> bool:
     return isinstance(item, Mapping) and (
-        "contentBlockStart" in item
-        or "contentBlockDelta" in item
-        or "messageStart" in item
+        "contentBlockStart" in item or "contentBlockDelta" in item or "messageStart" in item
     )
 
 

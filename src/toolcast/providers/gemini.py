@@ -95,33 +95,32 @@ def format_tools(
     `format_tool_choice(..., validated=True)`.
     """
     del strict  # no per-declaration flag on this target (see docstring)
+    specs = specs_of(tools)
+    names = [spec.name for spec in specs]
+    if len(set(names)) < len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        msg = f"Tool names must be unique per request; repeated: {', '.join(twice)}."
+        raise ValueError(msg)
     declarations = [
-        copy.deepcopy(dict(project(spec, variant=variant, api=api).definition))
-        for spec in specs_of(tools)
+        copy.deepcopy(dict(project(spec, variant=variant, api=api).definition)) for spec in specs
     ]
     return [{"functionDeclarations": declarations}] if declarations else []
 
 
-def project(
-    tool: Any, *, variant: Variant = "json_schema", api: Api = "gemini"
-) -> Projection:
+def project(tool: Any, *, variant: Variant = "json_schema", api: Api = "gemini") -> Projection:
     """One function declaration, cached per (spec, variant, api)."""
     spec: ToolSpec = getattr(tool, "spec", tool)
-    return cached_projection(
-        spec, TARGET, (variant, api), lambda s: _project(s, variant, api)
-    )
+    return cached_projection(spec, TARGET, (variant, api), lambda s: _project(s, variant, api))
 
 
 def _project(spec: ToolSpec, variant: Variant, api: Api) -> Projection:
-    if spec.name[0] not in _NAME_START:
+    if not spec.name or spec.name[0] not in _NAME_START:
         msg = f"Gemini function names start with a letter or '_'; rename {spec.name!r}."
         raise UnsupportedSchemaError(msg)
     declaration: dict[str, Any] = {"name": spec.name}
     if spec.description:
         declaration["description"] = spec.description
-    schema, notes = convert_schema(
-        spec.input_schema, variant=variant, api=api, name=spec.name
-    )
+    schema, notes = convert_schema(spec.input_schema, variant=variant, api=api, name=spec.name)
     if schema is not None:
         key = "parametersJsonSchema" if variant == "json_schema" else "parameters"
         declaration[key] = schema
@@ -156,13 +155,14 @@ _JSON_KEEP = frozenset(
         "propertyOrdering",
     }
 )
-# google-genai `types.Schema`, the OpenAPI 3.0 subset behind `parameters`.
+# google-genai `types.Schema`, the OpenAPI 3.0 subset behind `parameters`, less
+# `title` (dropped) and `default` (described): both are in the SDK type, yet users
+# report "Unknown name" for them (PROVIDERS.md §9 item 5), and neither constrains.
 _OPENAPI_KEEP = frozenset(
     {
         "type",
         "nullable",
         "format",
-        "title",
         "description",
         "enum",
         "items",
@@ -177,7 +177,6 @@ _OPENAPI_KEEP = frozenset(
         "pattern",
         "minimum",
         "maximum",
-        "default",
         "example",
         "anyOf",
         "propertyOrdering",
@@ -213,9 +212,7 @@ def convert_schema(
         node = move_to_description(node, _json_moves, notes)
     else:
         node = _openapi(node, api, notes, name)
-    if not node.get("properties") and not isinstance(
-        node.get("additionalProperties"), Mapping
-    ):
+    if not node.get("properties") and not isinstance(node.get("additionalProperties"), Mapping):
         # "properties: should be non-empty for OBJECT type" (vercel/ai #3371); a
         # declaration without parameters is how the API spells "no arguments".
         return None, notes
@@ -230,10 +227,9 @@ def _json_moves(keyword: str, value: Any, _node: Mapping[str, Any]) -> bool:
     return keyword not in _JSON_KEEP
 
 
-def _openapi(
-    node: JsonSchema, api: Api, notes: list[ConversionNote], name: str
-) -> JsonSchema:
+def _openapi(node: JsonSchema, api: Api, notes: list[ConversionNote], name: str) -> JsonSchema:
     node = inline_refs(node, target="Gemini's OpenAPI `parameters` (Live API)")
+    node = drop_keywords(node, ("title",), notes, reason="Gemini's `parameters` refuse it")
     for path, sub in walk(node):
         if "allOf" in sub:
             msg = (
@@ -251,9 +247,7 @@ def _openapi(
             notes,
             reason="the Gemini Developer API does not accept it (Vertex AI does)",
         )
-    node = move_to_description(
-        node, lambda k, v, n: _openapi_moves(k, v, n, api), notes
-    )
+    node = move_to_description(node, lambda k, v, n: _openapi_moves(k, v, n, api), notes)
     for key in node.get("properties") or {}:
         if not _PARAM_NAME.match(key):
             msg = (
@@ -267,10 +261,7 @@ def _openapi(
 def _openapi_moves(keyword: str, value: Any, node: Mapping[str, Any], api: Api) -> bool:
     if keyword == "enum":
         # Schema.enum is a list of strings ("enum only allowed for STRING type").
-        return not (
-            types_of(node) in ((), ("string",))
-            and all(isinstance(v, str) for v in value)
-        )
+        return not (types_of(node) in ((), ("string",)) and all(isinstance(v, str) for v in value))
     if keyword == "format":
         return value not in _FORMATS
     if keyword == "additionalProperties":
@@ -316,9 +307,7 @@ def _is_str_or_number(value: Any) -> bool:
     return isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 
-def format_tool_choice(
-    choice: ToolChoice = "auto", *, validated: bool = False
-) -> dict[str, Any]:
+def format_tool_choice(choice: ToolChoice = "auto", *, validated: bool = False) -> dict[str, Any]:
     """The `toolConfig` request field.
 
     `validated=True` turns `auto` into `VALIDATED` (calls checked against the
@@ -343,7 +332,8 @@ def parse_calls(response: Any) -> list[ToolCall]:
     """The function calls in a response, in order.
 
     Accepts a `GenerateContentResponse`, a `Content`, their REST dicts, a list of
-    parts, or the chunks of a stream. A call's thought signature goes to
+    parts, the chunks of a stream, or a Live API `LiveServerMessage` / its
+    `toolCall`. A call's thought signature goes to
     `provider_data["thought_signature"]`; a call without an id gets a synthetic one.
     """
     calls: list[ToolCall] = []
@@ -360,30 +350,35 @@ def parse_calls(response: Any) -> list[ToolCall]:
                 signature = base64.b64encode(signature).decode("ascii")
             data[THOUGHT_SIGNATURE] = signature
         args = _get(call, "args") or {}
-        calls.append(
-            ToolCall(id=str(call_id), name=name, arguments=args, provider_data=data)
-        )
+        calls.append(ToolCall(id=str(call_id), name=name, arguments=args, provider_data=data))
     return calls
 
 
 def _parts_of(response: Any) -> list[Any]:
-    candidates = _get(response, "candidates")
-    if candidates is not None:
+    if _has(response, "candidates"):
+        # A blocked prompt has no candidates; only the first candidate is read.
+        candidates = _get(response, "candidates") or ()
         content = _get(candidates[0], "content") if candidates else None
         return list(_get(content, "parts") or ())
-    parts = _get(response, "parts")
-    if parts is not None or isinstance(response, Mapping):
-        return list(parts or ())
+    live = _get(response, "tool_call", "toolCall")
+    if live is not None or _has(response, "function_calls") or _has(response, "functionCalls"):
+        # Live API: a LiveServerMessage's toolCall, or the toolCall itself.
+        calls = _get(live if live is not None else response, "function_calls", "functionCalls")
+        return [{"functionCall": call} for call in calls or ()]
+    if _has(response, "parts") or isinstance(response, Mapping):
+        return list(_get(response, "parts") or ())
     items = list(response)
     # A stream yields whole responses; each chunk adds parts to the same turn.
-    if any(_get(item, "candidates") is not None for item in items):
+    if any(_has(item, "candidates") for item in items):
         return [part for chunk in items for part in _parts_of(chunk)]
     return items
 
 
-def format_calls(
-    calls: Iterable[ToolCall], *, text: str | None = None
-) -> dict[str, Any]:
+def _has(obj: Any, key: str) -> bool:
+    return key in obj if isinstance(obj, Mapping) else hasattr(obj, key)
+
+
+def format_calls(calls: Iterable[ToolCall], *, text: str | None = None) -> dict[str, Any]:
     """The model turn that made `calls`, thought signatures included, for history.
 
     Use it when the conversation is rebuilt from `ToolCall`s rather than by
@@ -441,8 +436,7 @@ def format_results(
         if images:
             # Gemini 3 takes media inside the function response itself.
             response["parts"] = [
-                {"inlineData": {"mimeType": p.mime_type, "data": p.base64}}
-                for p in images
+                {"inlineData": {"mimeType": p.mime_type, "data": p.base64}} for p in images
             ]
         parts.append({"functionResponse": response})
     return {"role": "user", "parts": parts}
@@ -450,11 +444,7 @@ def format_results(
 
 def _output(outcome: ToolOutcome) -> Any:
     value = outcome.structured
-    if (
-        value is None
-        and len(outcome.content) == 1
-        and isinstance(outcome.content[0], JsonPart)
-    ):
+    if value is None and len(outcome.content) == 1 and isinstance(outcome.content[0], JsonPart):
         value = outcome.content[0].value
     if value is None:
         return outcome.text
@@ -467,10 +457,7 @@ def _output(outcome: ToolOutcome) -> Any:
 
 def _mentions_ref(value: Any) -> bool:
     if isinstance(value, Mapping):
-        return any(
-            key in ("$ref", "$defs") or _mentions_ref(item)
-            for key, item in value.items()
-        )
+        return any(key in ("$ref", "$defs") or _mentions_ref(item) for key, item in value.items())
     if isinstance(value, (list, tuple)):
         return any(_mentions_ref(item) for item in value)
     return False

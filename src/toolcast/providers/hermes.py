@@ -98,9 +98,7 @@ _HERMES_TAIL = (
 )
 
 
-def format_tools(
-    tools: Iterable[Any], *, strict: bool | None = None
-) -> list[dict[str, Any]]:
+def format_tools(tools: Iterable[Any], *, strict: bool | None = None) -> list[dict[str, Any]]:
     """The tool definitions that go inside `<tools>`, order kept.
 
     Args:
@@ -237,10 +235,7 @@ def _text_of(response: Any) -> str:
     if isinstance(response, str):
         return response
     for key in ("content", "text"):
-        if isinstance(response, Mapping):
-            value = response.get(key)
-        else:
-            value = getattr(response, key, None)
+        value = response.get(key) if isinstance(response, Mapping) else getattr(response, key, None)
         if isinstance(value, str):
             return value
     msg = f"Cannot read model text from a {type(response).__name__}; pass the text."
@@ -287,8 +282,10 @@ def _read_block(text: str, body_start: int) -> tuple[list[_Entry], int]:
         stop = -1
     if stop >= 0:
         close = text.find(_CLOSE, stop)
-        if close < 0:
-            # Unterminated final block (vLLM accepts these too); what follows is text.
+        next_open = text.find(_OPEN, stop)
+        if close < 0 or 0 <= next_open < close:
+            # A block without its closing tag (vLLM accepts a final one too): the JSON
+            # is the call, and what follows is text or the next block.
             return _entries(value, text[start:stop]), stop
         if _FILLER.fullmatch(text, stop, close):
             return _entries(value, text[start:stop]), close + len(_CLOSE)

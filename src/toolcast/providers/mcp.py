@@ -67,7 +67,7 @@ _STRUCTURED_SINCE = "2025-06-18"
 # `outputSchema.type == "object"` and an object `structuredContent`
 # (https://modelcontextprotocol.io/specification/2026-07-28/changelog, item 10).
 _ANY_OUTPUT_SINCE = "2026-07-28"
-# Key that wraps a non-object result for older revisions (as FastMCP does).
+# Key that wraps a non-object result for older revisions (the SDK's MCPServer uses it too).
 _WRAP_KEY = "result"
 _META_PREFIX = "toolcast/"
 # https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool-annotations
@@ -92,8 +92,7 @@ def _at_least(version: str, floor: str) -> bool:
 def _check_version(version: str) -> str:
     if version not in PROTOCOL_VERSIONS:
         msg = (
-            f"Unknown MCP protocol version {version!r}; "
-            f"use one of {', '.join(PROTOCOL_VERSIONS)}."
+            f"Unknown MCP protocol version {version!r}; use one of {', '.join(PROTOCOL_VERSIONS)}."
         )
         raise ValueError(msg)
     return version
@@ -129,9 +128,7 @@ def format_tools(
     ]
 
 
-def project(
-    tool: Any, *, protocol_version: str = LATEST_PROTOCOL_VERSION
-) -> Projection:
+def project(tool: Any, *, protocol_version: str = LATEST_PROTOCOL_VERSION) -> Projection:
     """One tool as an MCP `Tool`, cached per (spec, protocol version)."""
     spec: ToolSpec = getattr(tool, "spec", tool)
     version = _check_version(protocol_version)
@@ -334,17 +331,23 @@ def _parse_one(item: Any, index: int) -> ToolCall | None:
 def format_results(
     outcomes: Iterable[ToolOutcome],
     *,
+    calls: Iterable[ToolCall] | None = None,
     tools: Iterable[Any] | None = None,
     protocol_version: str = LATEST_PROTOCOL_VERSION,
 ) -> list[dict[str, Any]]:
-    """One `CallToolResult` dict per outcome, in the order given.
+    """One `CallToolResult` dict per outcome (each answers its own JSON-RPC request).
 
     Failures carry `isError: true` and their message as text, so the model can
     correct itself. A structured result goes out twice, as `structuredContent` and
     as JSON text, as the spec asks for older clients. Pass the `tools` the calls
     ran against so `structuredContent` follows each tool's output schema exactly
     (always present when it has one, wrapped for revisions before 2026-07-28);
-    without them it is sent whenever the outcome has a structured value.
+    without them it is sent whenever the outcome has a structured value. Given
+    `calls`, results follow the calls' order and a call without an outcome is
+    answered with an error result saying it was not run.
+
+    Raises:
+        ValueError: with `calls`, an outcome answers no call, or two answer one.
     """
     version = _check_version(protocol_version)
     specs: dict[str, ToolSpec] | None = None
@@ -353,7 +356,36 @@ def format_results(
         for spec in specs_of(tools):
             for name in (spec.name, *spec.aliases):
                 specs[name] = spec
-    return [_result(outcome, specs, version) for outcome in outcomes]
+    return [_result(outcome, specs, version) for outcome in _in_call_order(outcomes, calls)]
+
+
+def _in_call_order(
+    outcomes: Iterable[ToolOutcome], calls: Iterable[ToolCall] | None
+) -> list[ToolOutcome]:
+    outcomes = list(outcomes)
+    if calls is None:
+        return outcomes
+    by_id: dict[str | None, ToolOutcome] = {}
+    for outcome in outcomes:
+        if outcome.call_id in by_id:
+            msg = f"Two results answer call {outcome.call_id!r}."
+            raise ValueError(msg)
+        by_id[outcome.call_id] = outcome
+    ordered = []
+    for call in calls:
+        found = by_id.pop(call.id, None)
+        if found is None:
+            found = ToolOutcome.failure(
+                "not_run",
+                f"Tool {call.name!r} was not run, so this call has no result.",
+                tool_name=call.name,
+                call_id=call.id,
+            )
+        ordered.append(found)
+    if by_id:
+        msg = f"Results answer calls that were not made: {sorted(map(str, by_id))}."
+        raise ValueError(msg)
+    return ordered
 
 
 def _result(
@@ -372,9 +404,7 @@ def _result(
         else:
             # No schema to go by (a `ToolResult` with `structured`, or no `tools`):
             # older revisions take objects only, so anything else is wrapped.
-            wrap = not _at_least(version, _ANY_OUTPUT_SINCE) and not isinstance(
-                structured, Mapping
-            )
+            wrap = not _at_least(version, _ANY_OUTPUT_SINCE) and not isinstance(structured, Mapping)
         result["structuredContent"] = {_WRAP_KEY: structured} if wrap else structured
     if outcome.is_error:
         result["isError"] = True
@@ -505,9 +535,7 @@ def create_server(
             context=context,
             call_id=None if request_id is None else str(request_id),
         )
-        (result,) = format_results(
-            [outcome], tools=[tool], protocol_version=_negotiated(ctx)
-        )
+        (result,) = format_results([outcome], tools=[tool], protocol_version=_negotiated(ctx))
         return mcp_types.CallToolResult.model_validate(result)
 
     def input_schema(tool_name: str) -> Mapping[str, Any] | None:
@@ -542,6 +570,4 @@ async def serve_stdio(tools: Iterable[_Invocable], **options: Any) -> None:
     from mcp.server.stdio import stdio_server
 
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(
-            read_stream, write_stream, server.create_initialization_options()
-        )
+        await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -96,9 +96,7 @@ class CallIds:
 
 
 def _digest(call_id: str, salt: int) -> str:
-    number = int.from_bytes(
-        hashlib.sha256(f"{salt}:{call_id}".encode()).digest(), "big"
-    )
+    number = int.from_bytes(hashlib.sha256(f"{salt}:{call_id}".encode()).digest(), "big")
     chars = []
     for _ in range(9):
         number, rest = divmod(number, len(_ALPHABET))
@@ -111,15 +109,19 @@ def _new_id() -> str:
 
 
 def project(tool: Any, *, strict: bool | None = None) -> Projection:
-    """Project one Tool or ToolSpec; `strict=None` follows the tool's own setting."""
+    """Project one Tool or ToolSpec; `strict=None` follows the tool's own setting.
+
+    A tool that cannot be strict goes over non-strict with notes saying why; with
+    `strict=True` that raises `UnsupportedSchemaError` instead.
+    """
     (spec,) = specs_of([tool])
-    want = spec.strict if strict is None else strict
-    return cached_projection(spec, TARGET, want, lambda s: _project(s, want))
+    return cached_projection(spec, TARGET, strict, lambda s: _project(s, strict))
 
 
-def _project(spec: ToolSpec, strict: bool) -> Projection:
+def _project(spec: ToolSpec, strict: bool | None) -> Projection:
     check_names([spec], "Mistral")
-    converted = openai_parameters(spec.input_schema, strict=strict)
+    want = spec.strict if strict is None else strict
+    converted = openai_parameters(spec.input_schema, strict=want, insist=strict is True)
     function: dict[str, Any] = {"name": spec.name}
     if spec.description:
         function["description"] = spec.description
@@ -131,9 +133,7 @@ def _project(spec: ToolSpec, strict: bool) -> Projection:
     return Projection(TARGET, spec.name, definition, converted.strict, converted.notes)
 
 
-def format_tools(
-    tools: Iterable[Any], *, strict: bool | None = None
-) -> list[dict[str, Any]]:
+def format_tools(tools: Iterable[Any], *, strict: bool | None = None) -> list[dict[str, Any]]:
     """The `tools` list for `chat.complete`, in the given order."""
     specs = specs_of(tools)
     check_names(specs, "Mistral")
@@ -165,9 +165,7 @@ def format_tool_choice(
     raise ValueError(msg)
 
 
-def parse_calls(
-    response: Any, *, ids: CallIds | None = None, choice: int = 0
-) -> list[ToolCall]:
+def parse_calls(response: Any, *, ids: CallIds | None = None, choice: int = 0) -> list[ToolCall]:
     """The tool calls in a `ChatCompletionResponse`, a message, or a stream.
 
     Arguments may be JSON text or an already parsed object; both are kept as
@@ -186,10 +184,7 @@ def parse_calls(
         calls = [_call(item) for item in data.get("tool_calls") or ()]
     if ids is None:
         return calls
-    return [
-        ToolCall(ids.from_wire(c.id), c.name, c.arguments, c.provider_data)
-        for c in calls
-    ]
+    return [ToolCall(ids.from_wire(c.id), c.name, c.arguments, c.provider_data) for c in calls]
 
 
 def _call(item: Mapping[str, Any]) -> ToolCall:
@@ -201,9 +196,7 @@ def _call(item: Mapping[str, Any]) -> ToolCall:
     arguments = function.get("arguments")
     if arguments in (None, ""):
         arguments = "{}"
-    return ToolCall(
-        call_id, function.get("name", ""), arguments, {"null_means_default": True}
-    )
+    return ToolCall(call_id, function.get("name", ""), arguments, {"null_means_default": True})
 
 
 class CallAccumulator(ChoiceDeltas):
@@ -237,9 +230,7 @@ def format_results(
     messages = []
     for outcome in answer_all(outcomes, calls):
         call_id = mapping.to_wire(require_id(outcome, "Mistral"))
-        content: str | list[dict[str, Any]] = outcome_text(
-            outcome, error_prefix=error_prefix
-        )
+        content: str | list[dict[str, Any]] = outcome_text(outcome, error_prefix=error_prefix)
         if any(isinstance(part, ImagePart) for part in outcome.content):
             content = _chunks(outcome, error_prefix)
         messages.append(

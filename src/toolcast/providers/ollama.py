@@ -67,9 +67,7 @@ def project(tool: Any, *, full_schema: bool = False) -> Projection:
     `anyOf`; the Python client would drop them).
     """
     (spec,) = specs_of([tool])
-    return cached_projection(
-        spec, TARGET, full_schema, lambda s: _project(s, full_schema)
-    )
+    return cached_projection(spec, TARGET, full_schema, lambda s: _project(s, full_schema))
 
 
 def _project(spec: ToolSpec, full_schema: bool) -> Projection:
@@ -158,17 +156,13 @@ def _property(
     if "items" in node and isinstance(node["items"], Mapping):
         # `items` is kept verbatim by the client, but the server's Go types read
         # only the same four keys, so items are reduced the same way.
-        node["items"] = _property(
-            node["items"], sch.pointer(path, "items"), notes, defs, seen
-        )
+        node["items"] = _property(node["items"], sch.pointer(path, "items"), notes, defs, seen)
     for sentence in sentences:
         node = sch.add_to_description(node, sentence)
     return sch.order_keys(node)
 
 
-def _flatten_type_union(
-    node: JsonSchema, path: str, notes: list[ConversionNote]
-) -> JsonSchema:
+def _flatten_type_union(node: JsonSchema, path: str, notes: list[ConversionNote]) -> JsonSchema:
     """`anyOf` of bare types becomes a type list (`Property.type` takes a list)."""
     branches = node.get("anyOf")
     if not isinstance(branches, list) or "type" in node:
@@ -203,26 +197,24 @@ def _words(key: str, value: Any) -> str:
         return "One of: " + "; ".join(sch.summarize(b) for b in value) + "."
     if key in ("additionalProperties", "title", "$comment"):
         return (
-            sch.describe(key, value)
-            if key == "additionalProperties" and value is not False
-            else ""
+            sch.describe(key, value) if key == "additionalProperties" and value is not False else ""
         )
     return sch.describe(key, value)
 
 
 def format_tools(
-    tools: Iterable[Any], *, full_schema: bool = False
+    tools: Iterable[Any], *, strict: bool | None = None, full_schema: bool = False
 ) -> list[dict[str, Any]]:
-    """The `tools` list for `ollama.chat`, in the given order."""
-    return [
-        dict(project(spec, full_schema=full_schema).definition)
-        for spec in specs_of(tools)
-    ]
+    """The `tools` list for `ollama.chat`, in the given order.
+
+    `strict` is accepted for symmetry with the other targets; Ollama has no
+    strict mode.
+    """
+    del strict
+    return [dict(project(spec, full_schema=full_schema).definition) for spec in specs_of(tools)]
 
 
-def format_tool_choice(
-    choice: ToolChoice, *, tools: Iterable[Any] | None = None
-) -> None:
+def format_tool_choice(choice: ToolChoice, *, tools: Iterable[Any] | None = None) -> None:
     """Ollama has no `tool_choice`: `"auto"` needs nothing sent, the rest cannot be.
 
     Raises:
@@ -291,8 +283,6 @@ def format_results(
         }
         pictures = [p for p in outcome.content if isinstance(p, ImagePart)]
         if pictures:
-            message["images"] = [
-                base64.b64encode(p.data).decode("ascii") for p in pictures
-            ]
+            message["images"] = [base64.b64encode(p.data).decode("ascii") for p in pictures]
         messages.append(message)
     return messages

@@ -61,16 +61,17 @@ def project(tool: Any, *, strict: bool | None = None) -> Projection:
     """Project one Tool or ToolSpec; `strict=None` follows the tool's own setting.
 
     A tool that cannot be strict (a `dict[str, T]` parameter, an untyped value)
-    goes over non-strict, and the projection's notes say why.
+    goes over non-strict, and the projection's notes say why; with `strict=True`
+    that raises `UnsupportedSchemaError` instead.
     """
     (spec,) = specs_of([tool])
-    want = spec.strict if strict is None else strict
-    return cached_projection(spec, TARGET, want, lambda s: _project(s, want))
+    return cached_projection(spec, TARGET, strict, lambda s: _project(s, strict))
 
 
-def _project(spec: ToolSpec, strict: bool) -> Projection:
+def _project(spec: ToolSpec, strict: bool | None) -> Projection:
     check_names([spec], "OpenAI Chat Completions")
-    converted = openai_parameters(spec.input_schema, strict=strict)
+    want = spec.strict if strict is None else strict
+    converted = openai_parameters(spec.input_schema, strict=want, insist=strict is True)
     function: dict[str, Any] = {"name": spec.name}
     if spec.description:
         function["description"] = spec.description
@@ -85,9 +86,7 @@ def _project(spec: ToolSpec, strict: bool) -> Projection:
     )
 
 
-def format_tools(
-    tools: Iterable[Any], *, strict: bool | None = None
-) -> list[dict[str, Any]]:
+def format_tools(tools: Iterable[Any], *, strict: bool | None = None) -> list[dict[str, Any]]:
     """The `tools` list for `chat.completions.create`, in the given order.
 
     An empty result means "send no `tools`" (the API rejects an empty list).
@@ -119,9 +118,7 @@ def format_tool_choice(
         "type": "allowed_tools",
         "allowed_tools": {
             "mode": normal.mode,
-            "tools": [
-                {"type": "function", "function": {"name": n}} for n in normal.names
-            ],
+            "tools": [{"type": "function", "function": {"name": n}} for n in normal.names],
         },
     }
 
@@ -192,9 +189,7 @@ def invoke_options(call: ToolCall) -> dict[str, Any]:
     Example:
         >>> await tool.invoke(call.arguments, call_id=call.id, **invoke_options(call))
     """
-    return {
-        "null_means_default": bool(call.provider_data.get("null_means_default", False))
-    }
+    return {"null_means_default": bool(call.provider_data.get("null_means_default", False))}
 
 
 def format_results(

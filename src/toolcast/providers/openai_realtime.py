@@ -56,9 +56,7 @@ def project(tool: Any, *, status_hint: bool = False) -> Projection:
     that guidance in the description).
     """
     (spec,) = specs_of([tool])
-    return cached_projection(
-        spec, TARGET, status_hint, lambda s: _project(s, status_hint)
-    )
+    return cached_projection(spec, TARGET, status_hint, lambda s: _project(s, status_hint))
 
 
 def _project(spec: ToolSpec, status_hint: bool) -> Projection:
@@ -76,9 +74,14 @@ def _project(spec: ToolSpec, status_hint: bool) -> Projection:
 
 
 def format_tools(
-    tools: Iterable[Any], *, status_hint: bool = False
+    tools: Iterable[Any], *, strict: bool | None = None, status_hint: bool = False
 ) -> list[dict[str, Any]]:
-    """The `session.tools` list, in the given order; `[]` clears the session's tools."""
+    """The `session.tools` list, in the given order; `[]` clears the session's tools.
+
+    `strict` is accepted for symmetry with the other targets; Realtime has no
+    strict flag, so tools always go over in the loose dialect.
+    """
+    del strict
     specs = specs_of(tools)
     check_names(specs, "OpenAI Realtime")
     return [dict(project(spec, status_hint=status_hint).definition) for spec in specs]
@@ -150,11 +153,7 @@ def _calls_in(event: Mapping[str, Any]) -> list[ToolCall]:
             "item_id": event.get("item_id"),
             "response_id": event.get("response_id"),
         }
-        return [
-            ToolCall(
-                event["call_id"], event["name"], event.get("arguments") or "{}", extra
-            )
-        ]
+        return [ToolCall(event["call_id"], event["name"], event.get("arguments") or "{}", extra)]
     if kind in (
         "conversation.item.added",
         "conversation.item.done",
@@ -165,11 +164,7 @@ def _calls_in(event: Mapping[str, Any]) -> list[ToolCall]:
         extra = {k: event[k] for k in ("id", "status") if event.get(k) is not None}
         if "id" in extra:
             extra["item_id"] = extra.pop("id")
-        return [
-            ToolCall(
-                event["call_id"], event["name"], event.get("arguments") or "{}", extra
-            )
-        ]
+        return [ToolCall(event["call_id"], event["name"], event.get("arguments") or "{}", extra)]
     return []
 
 

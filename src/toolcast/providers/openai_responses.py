@@ -54,24 +54,24 @@ __all__ = (
 TARGET = "openai_responses"
 
 
-def project(
-    tool: Any, *, strict: bool | None = None, output_schema: bool = False
-) -> Projection:
+def project(tool: Any, *, strict: bool | None = None, output_schema: bool = False) -> Projection:
     """Project one Tool or ToolSpec; `strict=None` follows the tool's own setting.
 
-    With `output_schema`, a tool's structured output schema is sent as
+    A tool that cannot be strict goes over non-strict with notes saying why; with
+    `strict=True` that raises `UnsupportedSchemaError` instead. With
+    `output_schema`, a tool's structured output schema is sent as
     `output_schema` (the JSON encoded in its string outputs).
     """
     (spec,) = specs_of([tool])
-    want = spec.strict if strict is None else strict
     return cached_projection(
-        spec, TARGET, (want, output_schema), lambda s: _project(s, want, output_schema)
+        spec, TARGET, (strict, output_schema), lambda s: _project(s, strict, output_schema)
     )
 
 
-def _project(spec: ToolSpec, strict: bool, with_output: bool) -> Projection:
+def _project(spec: ToolSpec, strict: bool | None, with_output: bool) -> Projection:
     check_names([spec], "OpenAI Responses")
-    converted = openai_parameters(spec.input_schema, strict=strict)
+    want = spec.strict if strict is None else strict
+    converted = openai_parameters(spec.input_schema, strict=want, insist=strict is True)
     definition: dict[str, Any] = {"type": "function", "name": spec.name}
     if spec.description:
         definition["description"] = spec.description
@@ -89,8 +89,7 @@ def format_tools(
     specs = specs_of(tools)
     check_names(specs, "OpenAI Responses")
     return [
-        dict(project(spec, strict=strict, output_schema=output_schema).definition)
-        for spec in specs
+        dict(project(spec, strict=strict, output_schema=output_schema).definition) for spec in specs
     ]
 
 
@@ -140,9 +139,7 @@ def parse_calls(response: Any) -> list[ToolCall]:
 
 
 def _is_event(item: Any) -> bool:
-    return isinstance(item, Mapping) and str(item.get("type", "")).startswith(
-        "response."
-    )
+    return isinstance(item, Mapping) and str(item.get("type", "")).startswith("response.")
 
 
 def _call(item: Mapping[str, Any]) -> ToolCall:
@@ -212,14 +209,10 @@ def format_results(
     items = []
     for outcome in answer_all(outcomes, calls):
         call_id = require_id(outcome, "Responses")
-        output: str | list[dict[str, Any]] = outcome_text(
-            outcome, error_prefix=error_prefix
-        )
+        output: str | list[dict[str, Any]] = outcome_text(outcome, error_prefix=error_prefix)
         if any(isinstance(part, ImagePart) for part in outcome.content):
             output = _parts(outcome, error_prefix)
-        items.append(
-            {"type": "function_call_output", "call_id": call_id, "output": output}
-        )
+        items.append({"type": "function_call_output", "call_id": call_id, "output": output})
     return items
 
 

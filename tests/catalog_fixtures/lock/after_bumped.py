@@ -40,9 +40,7 @@ def place_details(place_id: str) -> Place:  # renamed from get_place, no alias
 
 
 @tool(version="1.1")  # alias fetch_reviews dropped
-def list_reviews(
-    place_id: str, min_stars: Annotated[int, Ge(2), Le(5)] = 2
-) -> list[str]:
+def list_reviews(place_id: str, min_stars: Annotated[int, Ge(2), Le(5)] = 2) -> list[str]:
     """List reviews."""
     return []
 

@@ -41,9 +41,7 @@ def get_place(place_id: str) -> Place:
 
 
 @tool(version="1", aliases=["fetch_reviews"])
-def list_reviews(
-    place_id: str, min_stars: Annotated[int, Ge(1), Le(5)] = 1
-) -> list[str]:
+def list_reviews(place_id: str, min_stars: Annotated[int, Ge(1), Le(5)] = 1) -> list[str]:
     """List reviews."""
     return []
 

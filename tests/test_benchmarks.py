@@ -1,0 +1,79 @@
+"""The benchmark code works: the quick run finishes and every peer adapter does the call.
+
+Nothing here asserts anything about speed; `python -m benchmarks.run` measures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # `benchmarks` is a top-level package of the repo
+
+from benchmarks import bench_dispatch, corpus  # noqa: E402
+from benchmarks.peers import PEERS, NotInstalled  # noqa: E402
+
+
+def test_quick_run_writes_every_section(tmp_path: Path) -> None:
+    """The documented command, in its quick form, runs every job without a failure."""
+    output, raw = tmp_path / "benchmarks.md", tmp_path / "results.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", "--quick", "--output", str(output),
+         "--json", str(raw)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = json.loads(raw.read_text())
+    failed = {k: v["status"] for k, v in results.items() if v.get("status", "ok").startswith("failed")}
+    assert not failed
+    text = output.read_text()
+    for heading in ("## Summary", "## Per-call dispatch", "## Definition", "## Projection",
+                    "## Catalog at scale", "## Memory", "## Machine and versions"):
+        assert heading in text
+
+
+def test_corpus_has_200_distinct_tools_both_sides_accept() -> None:
+    from pydantic import TypeAdapter
+
+    from toolcast import Tool
+
+    names = {Tool.from_function(fn).spec.name for fn in corpus.FUNCTIONS}
+    assert len(names) == 200
+    for fn in corpus.functions(20):
+        TypeAdapter(fn)
+
+
+@pytest.mark.parametrize("kind", bench_dispatch.KINDS)
+@pytest.mark.parametrize("peer", PEERS, ids=lambda p: p.key)
+def test_peer_adapter_returns_the_tool_result(peer, kind) -> None:
+    """Each installed peer's path turns the raw arguments into the expected result text."""
+    if importlib.util.find_spec(peer.module) is None:
+        pytest.skip(f"{peer.distribution} is not installed")
+    try:
+        subject = peer.build(kind, bench_dispatch.FUNCTIONS)
+    except NotInstalled:
+        pytest.skip(f"{peer.distribution} is not installed")
+
+    async def once() -> str:
+        out = subject.call(bench_dispatch.ARGUMENTS)
+        return await out if asyncio.iscoroutine(out) else out
+
+    assert bench_dispatch._same_result(asyncio.run(once()))
+
+
+def test_missing_peer_is_reported_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "agents" else real(name, *a)
+    )
+    result = bench_dispatch.work(
+        {"kind": "async", "library": "openai_agents", "rounds": 1, "batch_seconds": 0.001}
+    )
+    assert result == {"status": "not installed"}
