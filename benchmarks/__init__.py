@@ -145,7 +145,7 @@ async def interleave(
     kinds = [inspect.iscoroutinefunction(s.call) for s in subjects]
     read = CLOCKS[clock]
     steps = []
-    for subject, is_async in zip(subjects, kinds):
+    for subject, is_async in zip(subjects, kinds, strict=True):
         spent, units = await _batch(subject.call, payload, warmup_seconds, 1, is_async, read)
         # Read the clock every few calls for fast units, so it costs ~nothing.
         steps.append(8 if spent / units < 20_000 else 1)

@@ -51,15 +51,23 @@ def work_cold(params: Mapping[str, Any]) -> dict[str, Any]:
         try:
             from toolcast.providers.openai_chat import format_tools
         except ImportError as exc:
-            return {"status": "ok", "import_ms": import_s * 1e3, "build_us": build_s / size * 1e6,
-                    "project": f"not available: {exc}"}
+            return {
+                "status": "ok",
+                "import_ms": import_s * 1e3,
+                "build_us": build_s / size * 1e6,
+                "project": f"not available: {exc}",
+            }
         provider_s = perf() - t0
         t0 = perf()
         try:
             _project(format_tools, tools)
-        except Exception as exc:  # noqa: BLE001 - reported, not raised
-            return {"status": "ok", "import_ms": import_s * 1e3, "build_us": build_s / size * 1e6,
-                    "project": f"failed: {type(exc).__name__}: {exc}"}
+        except Exception as exc:
+            return {
+                "status": "ok",
+                "import_ms": import_s * 1e3,
+                "build_us": build_s / size * 1e6,
+                "project": f"failed: {type(exc).__name__}: {exc}",
+            }
         project_s = perf() - t0
         return {
             "status": "ok",
@@ -119,7 +127,7 @@ def work_warm(params: Mapping[str, Any]) -> dict[str, Any]:
 
     def build_project(_: object) -> None:
         # New Tool objects each time, so the projection cache never hits.
-        assert format_tools is not None  # noqa: S101
+        assert format_tools is not None
         _project(format_tools, [Tool.from_function(fn) for fn in fns])
 
     subjects = [
@@ -153,7 +161,7 @@ def work_first(params: Mapping[str, Any]) -> dict[str, Any]:
     """Worker: import a library and define its first tool, in a fresh process."""
     perf = time.process_time  # CPU time: see benchmarks/__init__.py
     namespace: dict[str, Any] = {}
-    exec(_FIRST_TOOL, namespace)  # noqa: S102 - a plain function, defined before timing
+    exec(_FIRST_TOOL, namespace)
     fn = namespace["lookup"]
     library = params["library"]
     t0 = perf()
@@ -216,7 +224,15 @@ def work_first(params: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-_FIRST_LIBRARIES = ("toolcast", "pydantic", "openai_agents", "pydantic_ai", "fastmcp", "langchain", "mcp")
+_FIRST_LIBRARIES = (
+    "toolcast",
+    "pydantic",
+    "openai_agents",
+    "pydantic_ai",
+    "fastmcp",
+    "langchain",
+    "mcp",
+)
 
 
 def jobs(quick: bool) -> list[Job]:
@@ -226,12 +242,20 @@ def jobs(quick: bool) -> list[Job]:
     for rep in range(reps):
         for library in ("toolcast", "pydantic"):
             out.append(
-                Job(f"definition/cold/{library}/{rep}", "benchmarks.bench_definition:work_cold",
-                    {"library": library, "size": size}, timeout=120)
+                Job(
+                    f"definition/cold/{library}/{rep}",
+                    "benchmarks.bench_definition:work_cold",
+                    {"library": library, "size": size},
+                    timeout=120,
+                )
             )
     out.append(
-        Job("definition/warm", "benchmarks.bench_definition:work_warm",
-            {"size": size, "rounds": rounds}, timeout=300)
+        Job(
+            "definition/warm",
+            "benchmarks.bench_definition:work_warm",
+            {"size": size, "rounds": rounds},
+            timeout=300,
+        )
     )
     libraries = ("toolcast", "pydantic") if quick else _FIRST_LIBRARIES
     for rep in range(reps):
@@ -239,8 +263,12 @@ def jobs(quick: bool) -> list[Job]:
             if rep >= 3 and library not in ("toolcast", "pydantic"):
                 continue
             out.append(
-                Job(f"definition/first/{library}/{rep}", "benchmarks.bench_definition:work_first",
-                    {"library": library}, timeout=120)
+                Job(
+                    f"definition/first/{library}/{rep}",
+                    "benchmarks.bench_definition:work_first",
+                    {"library": library},
+                    timeout=120,
+                )
             )
     return out
 
@@ -268,20 +296,51 @@ def _cold_ratio(results: Mapping[str, Any]) -> tuple[float, float] | None:
     return median(build), median(total) if total else float("nan")
 
 
+def _row(label: str, ratio: float) -> str:
+    met = "yes" if ratio <= TARGET else "**no**"
+    return f"| definition, {label} (x `TypeAdapter(fn)`) | {ratio:.2f}x | ≤ {TARGET:g}x | {met} |"
+
+
 def headline(results: Mapping[str, Any], quick: bool) -> list[str]:
     """Summary rows for definition."""
     del quick
     rows = []
     cold = _cold_ratio(results)
     if cold is not None:
-        met = "yes" if cold[0] <= TARGET else "**no**"
-        rows.append(f"| definition, cold build (× `TypeAdapter(fn)`) | {cold[0]:.2f}x | ≤ {TARGET:g}x | {met} |")
+        rows.append(_row("cold build", cold[0]))
     warm = results.get("definition/warm", {})
     for row in warm.get("rows", []):
         if row["name"].startswith("toolcast `Tool"):
-            met = "yes" if row["ratio"] <= TARGET else "**no**"
-            rows.append(f"| definition, warm build (× `TypeAdapter(fn)`) | {row['ratio']:.2f}x | ≤ {TARGET:g}x | {met} |")
+            rows.append(_row("warm build", row["ratio"]))
     return rows
+
+
+def _cold_lines(results: Mapping[str, Any]) -> list[str]:
+    ours, theirs = _cold(results, "toolcast"), _cold(results, "pydantic")
+    ratio = _cold_ratio(results) or (float("nan"), float("nan"))
+    lines = []
+    if theirs:
+        build = median([r["build_us"] for r in theirs])
+        schema = median([r["schema_us"] for r in theirs])
+        lines += [
+            f"| pydantic `TypeAdapter(fn)` | {build:.0f} | 1.00x |",
+            f"| pydantic `.json_schema()` on top | {schema:.0f} | |",
+        ]
+    if not ours:
+        return lines
+    build = median([r["build_us"] for r in ours])
+    lines.append(f"| toolcast `Tool.from_function(fn)` | {build:.0f} | {ratio[0]:.2f}x |")
+    projected = [r for r in ours if "project_us" in r]
+    if projected:
+        project = median([r["project_us"] for r in projected])
+        both = median([r["build_us"] + r["project_us"] for r in projected])
+        lines += [
+            f"| toolcast OpenAI Chat projection on top | {project:.0f} | |",
+            f"| toolcast build + projection | {both:.0f} | {ratio[1]:.2f}x |",
+        ]
+    elif "project" in ours[0]:
+        lines.append(f"| toolcast OpenAI Chat projection: {ours[0]['project']} | | |")
+    return lines
 
 
 def render(results: Mapping[str, Any], quick: bool) -> str:
@@ -290,54 +349,29 @@ def render(results: Mapping[str, Any], quick: bool) -> str:
     lines = [
         "## Definition",
         "",
-        f"{size} varied tool functions (`benchmarks/corpus.py`: 0–8 parameters; scalars, "
+        f"{size} varied tool functions (`benchmarks/corpus.py`: 0-8 parameters; scalars, "
         "constraints, literals, enums, unions, containers, dates, UUIDs, decimals, "
         "dataclasses, TypedDicts, pydantic models; Google, NumPy and Sphinx docstrings; "
         "sync and async). toolcast builds each tool's spec (schemas; validators compile "
         "on the first call) and projects it to OpenAI Chat; the baseline is "
-        "`pydantic.TypeAdapter(fn)` on the same functions.",
+        "`pydantic.TypeAdapter(fn)` on the same functions (it compiles the validator "
+        "and serializer, but builds no JSON Schema). CPU time.",
         "",
         "### Cold (a fresh process per measurement, medians)",
         "",
-        "| | µs per tool | × `TypeAdapter(fn)` (paired medians) |",
+        "| | µs per tool | x `TypeAdapter(fn)` (paired medians) |",
         "|---|---:|---:|",
+        *_cold_lines(results),
+        "",
+        "### Warm (one process, interleaved rounds)",
+        "",
     ]
-    ours, theirs = _cold(results, "toolcast"), _cold(results, "pydantic")
-    ratio = _cold_ratio(results)
-    if theirs:
-        lines.append(f"| pydantic `TypeAdapter(fn)` | {median([r['build_us'] for r in theirs]):.0f} | 1.00x |")
-        lines.append(
-            f"| pydantic `.json_schema()` on top | {median([r['schema_us'] for r in theirs]):.0f} | |"
-        )
-    if ours:
-        lines.append(
-            f"| toolcast `Tool.from_function(fn)` | {median([r['build_us'] for r in ours]):.0f} "
-            f"| {ratio[0]:.2f}x |" if ratio else "| toolcast | | |"
-        )
-        projected = [r for r in ours if "project_us" in r]
-        if projected:
-            lines.append(
-                f"| toolcast OpenAI Chat projection on top | "
-                f"{median([r['project_us'] for r in projected]):.0f} | |"
-            )
-            lines.append(
-                f"| toolcast build + projection | "
-                f"{median([r['build_us'] + r['project_us'] for r in projected]):.0f} | "
-                f"{ratio[1]:.2f}x |" if ratio else ""
-            )
-        elif ours and "project" in ours[0]:
-            lines.append(f"| toolcast OpenAI Chat projection | {ours[0]['project']} | |")
-    lines += ["", "### Warm (one process, interleaved rounds)", ""]
     warm = results.get("definition/warm", {})
     if warm.get("status") == "ok":
-        lines += [
-            "| | µs per tool | × `TypeAdapter(fn)` |",
-            "|---|---:|---:|",
-            *(
-                f"| {r['name']} | {r['us']:.0f} | {r['ratio']:.2f}x ({r['ratio_lo']:.2f}–{r['ratio_hi']:.2f}) |"
-                for r in warm["rows"]
-            ),
-        ]
+        lines += ["| | µs per tool | x `TypeAdapter(fn)` |", "|---|---:|---:|"]
+        for r in warm["rows"]:
+            spread = f"{r['ratio']:.2f}x ({r['ratio_lo']:.2f}-{r['ratio_hi']:.2f})"
+            lines.append(f"| {r['name']} | {r['us']:.0f} | {spread} |")
     else:
         lines.append(f"Warm: {warm.get('status', 'not run')}.")
     lines += [
@@ -352,8 +386,10 @@ def render(results: Mapping[str, Any], quick: bool) -> str:
         "|---|---:|---:|---:|---:|",
     ]
     labels = {
-        "toolcast": "toolcast", "pydantic": "pydantic (`TypeAdapter` + `json_schema`)",
-        "openai_agents": "openai-agents (`function_tool`)", "pydantic_ai": "pydantic-ai (`Tool`)",
+        "toolcast": "toolcast",
+        "pydantic": "pydantic (`TypeAdapter` + `json_schema`)",
+        "openai_agents": "openai-agents (`function_tool`)",
+        "pydantic_ai": "pydantic-ai (`Tool`)",
         "fastmcp": "fastmcp (`FunctionTool.from_function`)",
         "langchain": "langchain-core (`StructuredTool.from_function`)",
         "mcp": "mcp SDK (`Tool.from_function`)",
@@ -370,6 +406,6 @@ def render(results: Mapping[str, Any], quick: bool) -> str:
         first = median([r["first_tool_ms"] for r in ok])
         both = median([r["import_ms"] + r["first_tool_ms"] for r in ok])
         call = [r["first_call_ms"] for r in ok if r.get("first_call_ms") is not None]
-        call_text = f"{median(call):.2f}" if call else "–"
+        call_text = f"{median(call):.2f}" if call else "-"
         lines.append(f"| {labels[library]} | {imp:.0f} | {first:.2f} | {both:.0f} | {call_text} |")
     return "\n".join(lines)

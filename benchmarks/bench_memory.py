@@ -125,8 +125,12 @@ def jobs(quick: bool) -> list[Job]:
     """Alternating toolcast / pydantic processes."""
     modules, reps = (4, 1) if quick else (100, 3)
     return [
-        Job(f"memory/{library}/{rep}", "benchmarks.bench_memory:work",
-            {"library": library, "modules": modules}, timeout=300)
+        Job(
+            f"memory/{library}/{rep}",
+            "benchmarks.bench_memory:work",
+            {"library": library, "modules": modules},
+            timeout=300,
+        )
         for rep in range(reps)
         for library in ("toolcast", "pydantic")
     ]
@@ -134,7 +138,8 @@ def jobs(quick: bool) -> list[Job]:
 
 def _runs(results: Mapping[str, Any], library: str) -> list[dict[str, Any]]:
     return [
-        v for k, v in results.items()
+        v
+        for k, v in results.items()
         if k.startswith(f"memory/{library}/") and v.get("status") == "ok"
     ]
 
@@ -146,7 +151,9 @@ def headline(results: Mapping[str, Any], quick: bool) -> list[str]:
     if not ours:
         return []
     peak = median([r["peak_mib"] for r in ours])
-    return [f"| memory, peak RSS with the {ours[0]['tools']:,}-tool catalog | {peak:.0f} MiB | – | – |"]
+    return [
+        f"| memory, peak RSS with the {ours[0]['tools']:,}-tool catalog | {peak:.0f} MiB | - | - |"
+    ]
 
 
 def render(results: Mapping[str, Any], quick: bool) -> str:
@@ -175,7 +182,7 @@ def render(results: Mapping[str, Any], quick: bool) -> str:
         for index, (step, _) in enumerate(runs[0]["steps"]):
             value = median([r["steps"][index][1] for r in runs if len(r["steps"]) > index])
             growth = value - base
-            per_tool = f"{growth * 1024 / tools:.1f}" if index else "–"
+            per_tool = f"{growth * 1024 / tools:.1f}" if index else "-"
             lines.append(f"| {label} | {step} | {value:.0f} | {growth:.0f} | {per_tool} |")
         peak = median([r["peak_mib"] for r in runs])
         lines.append(f"| {label} | **peak RSS** ({tools:,} tools) | **{peak:.0f}** | | |")

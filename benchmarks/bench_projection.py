@@ -42,7 +42,9 @@ TARGETS: tuple[tuple[str, str, dict[str, Any]], ...] = (
 CHUNK = 100
 
 
-def _one(tools: list[Any], module_name: str, options: dict[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
+def _one(
+    tools: list[Any], module_name: str, options: dict[str, Any], params: Mapping[str, Any]
+) -> dict[str, Any]:
     import asyncio
 
     from benchmarks import interleave
@@ -68,7 +70,7 @@ def _one(tools: list[Any], module_name: str, options: dict[str, Any], params: Ma
             t0 = perf()
             project(None)
             cold_s = perf() - t0
-        except Exception as exc:  # noqa: BLE001 - reported, not raised
+        except Exception as exc:
             return {"status": f"failed: {type(exc).__name__}: {str(exc)[:160]}"}
         caught = sorted({str(w.message)[:200] for w in seen})
 
@@ -77,8 +79,11 @@ def _one(tools: list[Any], module_name: str, options: dict[str, Any], params: Ma
     def baseline(_: object) -> None:
         for start in range(0, size, CHUNK):
             [
-                {"name": s.name, "description": s.description,
-                 "parameters": copy.deepcopy(s.input_schema)}
+                {
+                    "name": s.name,
+                    "description": s.description,
+                    "parameters": copy.deepcopy(s.input_schema),
+                }
                 for s in specs[start : start + CHUNK]
             ]
 
@@ -87,7 +92,9 @@ def _one(tools: list[Any], module_name: str, options: dict[str, Any], params: Ma
         base, warm = asyncio.run(
             interleave(
                 [Subject("baseline", baseline), Subject("warm", project)],
-                None, rounds=params["rounds"], batch_seconds=params["batch_seconds"],
+                None,
+                rounds=params["rounds"],
+                batch_seconds=params["batch_seconds"],
             )
         )
     return {
@@ -110,8 +117,7 @@ def work(params: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "status": "ok",
         "targets": {
-            key: _one(tools, module, options, params)
-            for key, module, options in params["targets"]
+            key: _one(tools, module, options, params) for key, module, options in params["targets"]
         },
     }
 
@@ -125,8 +131,7 @@ def jobs(quick: bool) -> list[Job]:
         Job(
             f"projection/{key}/{rep}",
             "benchmarks.bench_projection:work",
-            {"targets": [(key, module, options)], "size": 200, "rounds": 9,
-             "batch_seconds": 0.02},
+            {"targets": [(key, module, options)], "size": 200, "rounds": 9, "batch_seconds": 0.02},
             timeout=120,
         )
         for rep in range(3)
@@ -162,7 +167,7 @@ def render(results: Mapping[str, Any], quick: bool) -> str:
         "Medians over processes.",
         "",
         "| target | options | module import ms | cold µs per tool | warm µs per tool "
-        "| warm × baseline | baseline µs per tool |",
+        "| warm x baseline | baseline µs per tool |",
         "|---|---|---:|---:|---:|---:|---:|",
     ]
     notes: dict[str, list[str]] = {}
@@ -185,7 +190,11 @@ def render(results: Mapping[str, Any], quick: bool) -> str:
             f"| {median([r['baseline_us'] for r in ok]):.1f} |"
         )
     if notes:
-        lines += ["", "Warnings raised while projecting (by design, reported here as they were seen):", ""]
+        lines += [
+            "",
+            "Warnings raised while projecting (by design, reported here as they were seen):",
+            "",
+        ]
         for module, messages in notes.items():
             lines += [f"- {module}: " + "; ".join(f"“{m}”" for m in messages)]
     return "\n".join(lines)

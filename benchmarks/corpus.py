@@ -139,11 +139,43 @@ _TYPES: tuple[tuple[str, str | None], ...] = (
 )
 _RETURNS = ("str", "dict[str, Any]", "list[str]", "Point", "None", "list[LineItem]")
 _VERBS = ("find", "get", "list", "create", "update", "delete", "search", "count", "export", "check")
-_NOUNS = ("orders", "customers", "places", "invoices", "tickets", "files", "events", "users", "notes", "routes")
+_NOUNS = (
+    "orders",
+    "customers",
+    "places",
+    "invoices",
+    "tickets",
+    "files",
+    "events",
+    "users",
+    "notes",
+    "routes",
+)
 _PARAMS = (
-    "query", "limit", "order", "since", "until", "owner", "status", "region", "tags",
-    "items", "customer", "point", "priority", "color", "ids", "note", "amount", "range",
-    "filters", "address", "enabled", "page", "scale", "label",
+    "query",
+    "limit",
+    "order",
+    "since",
+    "until",
+    "owner",
+    "status",
+    "region",
+    "tags",
+    "items",
+    "customer",
+    "point",
+    "priority",
+    "color",
+    "ids",
+    "note",
+    "amount",
+    "range",
+    "filters",
+    "address",
+    "enabled",
+    "page",
+    "scale",
+    "label",
 )
 _STYLES = ("google", "numpy", "sphinx", "none")
 
@@ -196,12 +228,13 @@ SOURCE = _generate(SIZE, SEED)
 """The generated source (kept for inspection)."""
 
 _namespace = globals()
-exec(compile(SOURCE, __file__ + ":generated", "exec"), _namespace)  # noqa: S102 - our own source
+exec(compile(SOURCE, __file__ + ":generated", "exec"), _namespace)
 
 FUNCTIONS: tuple[Callable[..., Any], ...] = tuple(
     value
     for key, value in list(_namespace.items())
-    if callable(value) and getattr(value, "__code__", None) is not None
+    if callable(value)
+    and getattr(value, "__code__", None) is not None
     and value.__code__.co_filename.endswith(":generated")
 )
 """The 200 functions, in generation order."""

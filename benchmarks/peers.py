@@ -218,37 +218,61 @@ def _mcp(kind: str, fns: ToolFunctions) -> Subject:
 
 PEERS: tuple[Peer, ...] = (
     Peer(
-        "pydantic", "pydantic alone (floor)", "pydantic", "pydantic", _pydantic,
+        "pydantic",
+        "pydantic alone (floor)",
+        "pydantic",
+        "pydantic",
+        _pydantic,
         "`TypeAdapter(fn).validate_json(text)` (validates and calls), result through "
         "`pydantic_core.to_json`; blocking: the same inside `asyncio.to_thread`",
         inline_sync=True,
     ),
     Peer(
-        "openai_agents", "openai-agents", "openai-agents", "agents", _openai_agents,
+        "openai_agents",
+        "openai-agents",
+        "openai-agents",
+        "agents",
+        _openai_agents,
         "`function_tool(fn)`, then per call a `ToolContext` and `await "
         "tool.on_invoke_tool(ctx, text)`; the output stringified as the runner does",
         inline_sync=False,
     ),
     Peer(
-        "pydantic_ai", "pydantic-ai", "pydantic-ai-slim", "pydantic_ai", _pydantic_ai,
+        "pydantic_ai",
+        "pydantic-ai",
+        "pydantic-ai-slim",
+        "pydantic_ai",
+        _pydantic_ai,
         "`Tool(fn)`; `function_schema.validator.validate_json(text)`, `await "
         "function_schema.call(args, ctx)`, `ToolReturnPart(...).model_response_str()`",
         inline_sync=True,
     ),
     Peer(
-        "fastmcp", "fastmcp", "fastmcp", "fastmcp", _fastmcp,
+        "fastmcp",
+        "fastmcp",
+        "fastmcp",
+        "fastmcp",
+        _fastmcp,
         "`FunctionTool.from_function(fn)`; `await tool.run(json.loads(text))`, the "
         "first content block's text",
         inline_sync=True,
     ),
     Peer(
-        "langchain", "langchain-core", "langchain-core", "langchain_core", _langchain,
+        "langchain",
+        "langchain-core",
+        "langchain-core",
+        "langchain_core",
+        _langchain,
         "`StructuredTool.from_function(...)`; `await tool.ainvoke(tool_call)` with the "
         "parsed arguments, the `ToolMessage` content",
         inline_sync=False,
     ),
     Peer(
-        "mcp", "mcp (SDK)", "mcp", "mcp", _mcp,
+        "mcp",
+        "mcp (SDK)",
+        "mcp",
+        "mcp",
+        _mcp,
         "`mcp.server.mcpserver` `Tool.from_function(fn)`; `await tool.run(json.loads(text), "
         "ctx, convert_result=True)`, the first content block's text",
         inline_sync=False,

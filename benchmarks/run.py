@@ -59,19 +59,28 @@ def _run_job(job: Any) -> dict[str, Any]:
     import subprocess
 
     command = [
-        sys.executable, "-m", "benchmarks.run",
-        "--worker", job.worker, "--params", json.dumps(job.params),
+        sys.executable,
+        "-m",
+        "benchmarks.run",
+        "--worker",
+        job.worker,
+        "--params",
+        json.dumps(job.params),
     ]
     try:
         done = subprocess.run(
-            command, cwd=ROOT, capture_output=True, text=True, timeout=job.timeout,
+            command,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=job.timeout,
             check=False,
         )
     except subprocess.TimeoutExpired:
         return {"status": f"failed: timed out after {job.timeout:g} s"}
     for line in reversed(done.stdout.splitlines()):
         if line.startswith(MARKER):
-            return json.loads(line[len(MARKER):])  # type: ignore[no-any-return]
+            return json.loads(line[len(MARKER) :])  # type: ignore[no-any-return]
     tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
     return {"status": f"failed: {tail[:200]}"}
 
@@ -115,8 +124,15 @@ def _versions() -> dict[str, str]:
     from benchmarks.peers import version_of
 
     names = [
-        "toolcast", "pydantic", "pydantic-core", "jiter", "openai-agents",
-        "pydantic-ai-slim", "fastmcp", "langchain-core", "mcp",
+        "toolcast",
+        "pydantic",
+        "pydantic-core",
+        "jiter",
+        "openai-agents",
+        "pydantic-ai-slim",
+        "fastmcp",
+        "langchain-core",
+        "mcp",
     ]
     return {name: version_of(name) or "not installed" for name in names}
 
@@ -158,7 +174,7 @@ def catalog_worker(params: dict[str, Any]) -> dict[str, Any]:
     rounds = params["rounds"]
     start = time.process_time()
     for _ in range(rounds):
-        table[names[next(position) % count]]  # noqa: B018 - the lookup is the work
+        table[names[next(position) % count]]
     figures["dict_lookup_ns"] = (time.process_time() - start) / rounds * 1e9
     return {"status": "ok", **figures}
 
@@ -195,15 +211,18 @@ class _CatalogSection:
 
         reps, rounds = (1, 2_000) if quick else (3, 200_000)
         return [
-            Job(f"catalog/{rep}", "benchmarks.run:catalog_worker",
-                {"quick": quick, "rounds": rounds}, timeout=600)
+            Job(
+                f"catalog/{rep}",
+                "benchmarks.run:catalog_worker",
+                {"quick": quick, "rounds": rounds},
+                timeout=600,
+            )
             for rep in range(reps)
         ]
 
     def _runs(self, results: dict[str, Any]) -> list[dict[str, Any]]:
         return [
-            v for k, v in results.items()
-            if k.startswith("catalog/") and v.get("status") == "ok"
+            v for k, v in results.items() if k.startswith("catalog/") and v.get("status") == "ok"
         ]
 
     def headline(self, results: dict[str, Any], quick: bool) -> list[str]:
@@ -214,10 +233,12 @@ class _CatalogSection:
         if not runs:
             return []
         build = median([r["full"]["build_us_per_tool"] for r in runs])
-        linear = median([r["full"]["build_us_per_tool"] / r["small"]["build_us_per_tool"] for r in runs])
+        linear = median(
+            [r["full"]["build_us_per_tool"] / r["small"]["build_us_per_tool"] for r in runs]
+        )
         return [
             f"| catalog, build µs per tool at {runs[0]['full']['tools']:,.0f} tools "
-            f"(× per tool at 1/5 size) | {build:.0f} ({linear:.2f}x) | linear (≈ 1x) | "
+            f"(x per tool at 1/5 size) | {build:.0f} ({linear:.2f}x) | linear (≈ 1x) | "
             f"{'yes' if linear < 1.5 else '**no**'} |"
         ]
 
@@ -246,7 +267,7 @@ class _CatalogSection:
         for key, label, fmt in self._ROWS:
             small = median([r["small"][key] for r in runs])
             full = median([r["full"][key] for r in runs])
-            ratio = f"{full / small:.2f}" if small else "–"
+            ratio = f"{full / small:.2f}" if small else "-"
             lines.append(f"| {label} | {fmt.format(small)} | {fmt.format(full)} | {ratio} |")
         lookup = median([r["dict_lookup_ns"] for r in runs])
         resolve = median([r["full"]["resolve_ns"] for r in runs])
@@ -268,8 +289,14 @@ def _command(quick: bool, only: Sequence[str]) -> str:
 
 
 def _render(
-    modules: list[Any], results: dict[str, Any], *, quick: bool, only: Sequence[str],
-    machine: dict[str, str], versions: dict[str, str], elapsed: float,
+    modules: list[Any],
+    results: dict[str, Any],
+    *,
+    quick: bool,
+    only: Sequence[str],
+    machine: dict[str, str],
+    versions: dict[str, str],
+    elapsed: float,
 ) -> str:
     lines = [
         "# Benchmarks",
@@ -342,9 +369,13 @@ def _summary(modules: list[Any], results: dict[str, Any], quick: bool) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line entry point."""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.run", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--quick", action="store_true", help="tiny sizes, seconds not minutes")
-    parser.add_argument("--only", default="", help="comma-separated sections: dispatch,definition,...")
+    parser.add_argument(
+        "--only", default="", help="comma-separated sections: dispatch,definition,..."
+    )
     parser.add_argument("--output", type=Path, help="Markdown file to write")
     parser.add_argument("--json", type=Path, help="also write the raw results as JSON")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
@@ -377,8 +408,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     machine = _machine()
     machine["load average (1 min) at start / end"] = f"{load_before} / {_load()}"
     text = _render(
-        modules, results, quick=args.quick, only=only, machine=machine,
-        versions=_versions(), elapsed=elapsed,
+        modules,
+        results,
+        quick=args.quick,
+        only=only,
+        machine=machine,
+        versions=_versions(),
+        elapsed=elapsed,
     )
     output = args.output or (QUICK_DOC if args.quick else DOC)
     output.parent.mkdir(parents=True, exist_ok=True)

@@ -25,17 +25,38 @@ def test_quick_run_writes_every_section(tmp_path: Path) -> None:
     """The documented command, in its quick form, runs every job without a failure."""
     output, raw = tmp_path / "benchmarks.md", tmp_path / "results.json"
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.run", "--quick", "--output", str(output),
-         "--json", str(raw)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.run",
+            "--quick",
+            "--output",
+            str(output),
+            "--json",
+            str(raw),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     results = json.loads(raw.read_text())
-    failed = {k: v["status"] for k, v in results.items() if v.get("status", "ok").startswith("failed")}
+    failed = {
+        k: v["status"] for k, v in results.items() if v.get("status", "ok").startswith("failed")
+    }
     assert not failed
     text = output.read_text()
-    for heading in ("## Summary", "## Per-call dispatch", "## Definition", "## Projection",
-                    "## Catalog at scale", "## Memory", "## Machine and versions"):
+    for heading in (
+        "## Summary",
+        "## Per-call dispatch",
+        "## Definition",
+        "## Projection",
+        "## Catalog at scale",
+        "## Memory",
+        "## Machine and versions",
+    ):
         assert heading in text
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from toolcast import Tool
-from toolcast._cli import compact_json, main, type_text
+from toolcast._cli import compact_json, main, provider_names, type_text
 from toolcast.examples import places
 from toolcast.providers import anthropic, openai_chat
 
@@ -322,8 +322,9 @@ def test_inspect_strict_that_a_target_cannot_honour_exits_1(
     )
     code, _, err = run(capsys, "inspect", str(path), "-p", "anthropic", "--strict")
     assert code == 1
-    assert "cannot be strict on Anthropic" in err
-    assert "Pass strict=False" in err
+    assert err.startswith("toolcast: tag: ")
+    assert "/properties/tags" in err
+    assert err.endswith("On the command line: drop --strict, or pass --no-strict.\n")
 
 
 # --------------------------------------------------------------------------- call
@@ -409,6 +410,22 @@ def test_call_unknown_tool_is_a_usage_error_listing_the_tools(
     assert (code, out) == (2, "")
     assert "no tool named 'delete_document'" in err
     assert "find_places, place_details, documents, search_documents" in err
+
+
+@pytest.mark.parametrize("provider", provider_names())
+def test_every_provider_projects_and_answers_through_the_cli(
+    capsys: pytest.CaptureFixture[str], provider: str
+) -> None:
+    code, out, _ = run(capsys, "inspect", CATALOG, "--provider", provider)
+    assert code == 0
+    tools = json.loads(out)["tools"]
+    assert all(t["projection"]["provider"] == provider for t in tools)
+    code, out, _ = run(
+        capsys, "call", PLACES, "place_details", '{"place_id": "spr-il"}', "-p", provider
+    )
+    assert code == 0
+    assert "Springfield, Illinois" in out
+    json.loads(out)
 
 
 # --------------------------------------------------------------------------- lock/check

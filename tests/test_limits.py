@@ -323,7 +323,7 @@ def test_a_repeated_argument_is_refused() -> None:
 def test_a_repeated_key_inside_a_nested_object_is_refused() -> None:
     outcome = Tool.from_function(store).invoke_sync('{"payload": {"a": 1, "a": 2}}')
     assert outcome.text == (
-        "Arguments for 'store' repeat the key \"a\" (line 1 column 24); send each argument once."
+        "Arguments for 'store' repeat the key \"a\" (line 1 column 26); send each argument once."
     )
 
 

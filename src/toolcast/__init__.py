@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
 from toolcast._arguments import Limits
+from toolcast._catalog import Catalog, ToolSet
 from toolcast._context import Injected, ToolContext
 from toolcast._decorator import Param, tool
+from toolcast._discovery import FactoryResolver, FixedResolver
 from toolcast._outcome import ToolFailure, ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast._tool import Tool
+from toolcast._toolbox import toolbox
 from toolcast.errors import (
     CatalogError,
     ToolcastError,
@@ -18,7 +21,10 @@ from toolcast.errors import (
 )
 
 __all__ = [
+    "Catalog",
     "CatalogError",
+    "FactoryResolver",
+    "FixedResolver",
     "ImagePart",
     "Injected",
     "JsonPart",
@@ -33,8 +39,10 @@ __all__ = [
     "ToolFailure",
     "ToolOutcome",
     "ToolResult",
+    "ToolSet",
     "ToolSpec",
     "ToolcastError",
     "UnsupportedSchemaError",
     "tool",
+    "toolbox",
 ]

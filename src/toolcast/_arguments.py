@@ -158,7 +158,9 @@ class Parser:
             raw = bytes(arguments)
         elif isinstance(arguments, Mapping):
             try:
-                raw = to_json(arguments, inf_nan_mode="constants", bytes_mode="base64")
+                # to_json knows dict, not every Mapping (MappingProxyType, ChainMap, ...).
+                top = arguments if isinstance(arguments, dict) else dict(arguments)
+                raw = to_json(top, inf_nan_mode="constants", bytes_mode="base64")
             except Exception:  # a host passed a non-JSON value; its repr is not for the model
                 raise ArgumentsError(
                     f"Arguments for '{self._tool}' must be a JSON object of JSON values."

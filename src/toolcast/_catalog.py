@@ -232,6 +232,7 @@ class Catalog:
         self._toolboxes: dict[str, Toolbox] = {}
         self._box_of: dict[str, Toolbox] = {}
         self._categories: dict[str, list[Tool]] = {}
+        self._required: list[Tool] = []  # in every tool set; kept apart so select stays O(set)
         self._order: list[Tool | Toolbox] = []
         self._views: dict[tuple[str, bool], tuple[Tool, ...]] = {}
         self._cache_key: tuple[Any, ...] | None = None
@@ -374,6 +375,8 @@ class Catalog:
                 self._names[alias] = tool
             for category in spec.categories:
                 self._categories.setdefault(category, []).append(tool)
+            if spec.required:
+                self._required.append(tool)
             if box is None:
                 self._order.append(tool)
                 continue
@@ -580,7 +583,7 @@ class Catalog:
                 msg = f"Cannot select unknown tool or toolbox {name!r}."
                 raise CatalogError(msg)
             chosen[tool.name] = tool  # named explicitly: kept even when deprecated
-        chosen.update((t.name, t) for t in self._tools.values() if t.spec.required)
+        chosen.update((t.name, t) for t in self._required)
         return sorted(chosen.values(), key=lambda t: self._rank[t.name])
 
 

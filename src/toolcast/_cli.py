@@ -377,6 +377,8 @@ def _tool_document(
             projection = project(provider, entry.tool, strict=strict)
         except ToolcastError as exc:
             msg = f"{spec.name}: {exc}"
+            if strict:
+                msg += "\nOn the command line: drop --strict, or pass --no-strict."
             raise _Failed(msg) from exc
         doc["projection"] = {
             "provider": provider,

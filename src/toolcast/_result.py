@@ -8,7 +8,7 @@ from typing import Any
 from pydantic_core import to_json
 
 from toolcast._content import ContentPart, ImagePart, JsonPart, TextPart, ToolResult
-from toolcast._outcome import ToolOutcome
+from toolcast._outcome import ToolFailure, ToolOutcome
 from toolcast._spec import ToolSpec
 
 __all__ = ("SCHEMA_DIALECT", "outcome_of", "text_of")
@@ -42,9 +42,12 @@ def outcome_of(
     """The successful outcome for `value` (envelope: the output schema to wrap with)."""
     if isinstance(value, ToolResult):
         parts = tuple(value.content)
+        text = text_of(parts)
+        # A result the tool marked as an error says why, like every other failure.
+        error = ToolFailure("tool_error", text) if value.is_error else None
         return ToolOutcome(
             call_id=call_id, tool_name=spec.name, is_error=value.is_error, content=parts,
-            text=text_of(parts), value=value, structured_value=value.structured,
+            text=text, value=value, structured_value=value.structured, error=error,
         )
     name = spec.name
     if value is None:

@@ -169,7 +169,7 @@ class Tool:
             strict=options.strict,
             envelope=options.envelope,
             is_async=analysis.is_async,
-            extra=options.extra,
+            extra=freeze(dict(options.extra)),
         )
         limits = limits or Limits()
         made = cls(spec, fn, analysis=analysis, instance=instance, resolver=resolver, limits=limits)
@@ -220,7 +220,7 @@ class Tool:
             strict=options.strict,
             envelope=options.envelope,
             is_async=is_async,
-            extra=options.extra,
+            extra=freeze(dict(options.extra)),
         )
         limits = limits or Limits()
 

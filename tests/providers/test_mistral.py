@@ -166,6 +166,8 @@ def test_parse_calls_reads_sdk_responses_and_object_arguments():
     assert (calls[1].name, calls[1].arguments) == ("clock", {})
     assert VALID.match(calls[1].id)
     assert mistral.parse_calls(RESPONSE)[0] == calls[0]
+    tool_calls = RESPONSE["choices"][0]["message"]["tool_calls"]
+    assert mistral.parse_calls(tool_calls)[0] == calls[0]
 
 
 def test_stream_chunks_accumulate_into_calls():

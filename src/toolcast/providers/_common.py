@@ -145,15 +145,33 @@ def _root_object(schema: JsonSchema, notes: list[ConversionNote]) -> JsonSchema:
 
 
 def _limits(schema: JsonSchema) -> list[ConversionNote]:
+    """Strict-mode limits and observed rejections that the structure alone shows."""
     blockers = []
     enum_values = 0
     for path, node in sch.walk(schema):
         enum_values += len(node.get("enum") or ())
-        depth = path.count("/properties/") + path.startswith("/properties/")
+        # Nesting counts the objects on the way down (the root is the first);
+        # `$defs` entries are counted from their own root.
+        steps = path.split("/$defs/")[-1].split("/")
+        depth = 1 + sum(1 for s in steps if s == "properties") - (path == "")
         if sch.is_object(node) and depth > _MAX_NESTING:
             detail = f"Objects nest deeper than {_MAX_NESTING} levels at {path}."
             blockers.append(ConversionNote(path, "properties", "strict_disabled", detail))
             break
+        # Observed 400: object branches of one anyOf must not share their first key
+        # ("must not share identical first keys", zenn.dev/nicopin/scraps/a8d8f53f5faebb).
+        firsts: list[str] = [
+            next(iter(branch["properties"]))
+            for branch in node.get("anyOf") or ()
+            if isinstance(branch, Mapping) and branch.get("properties")
+        ]
+        shared = {key for key in firsts if firsts.count(key) > 1}
+        if shared:
+            detail = (
+                f"Object branches of the anyOf at {path or '/'} start with the same key "
+                f"({', '.join(sorted(shared))}), which strict mode rejects."
+            )
+            blockers.append(ConversionNote(path, "anyOf", "strict_disabled", detail))
     if enum_values > _MAX_ENUM_VALUES:
         detail = f"{enum_values} enum values exceed strict mode's {_MAX_ENUM_VALUES}."
         blockers.append(ConversionNote("", "enum", "strict_disabled", detail))

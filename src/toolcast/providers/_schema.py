@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from toolcast._frozen import thaw
@@ -299,7 +299,7 @@ def accepts_null(node: Any) -> bool:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=False)
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _count(number: Any, singular: str) -> str:
@@ -774,7 +774,7 @@ class StrictResult:
     """The strict schema, or None when a blocker stands in the way."""
     notes: tuple[ConversionNote, ...] = ()
     """Rewrites made to reach strict form (optional -> required + nullable, ...)."""
-    blockers: tuple[ConversionNote, ...] = field(default=())
+    blockers: tuple[ConversionNote, ...] = ()
     """Why the schema cannot be strict (action `strict_disabled`); empty when it can."""
 
     @property
@@ -860,11 +860,7 @@ def make_strict(
         for keyword in sorted(forbidden_set.intersection(node)):
             block(path, keyword, f"{keyword} at {where} is not allowed in strict mode.")
         if not any(k in node for k in _TYPED_BY):
-            block(
-                path,
-                "type",
-                f"{where} accepts any JSON value; strict mode needs a type.",
-            )
+            block(path, "type", _ANY_VALUE.format(where))
         if (
             "array" in types_of(node)
             and not isinstance(node.get("items"), Mapping)

@@ -17,6 +17,7 @@ from typing import Any
 from toolcast._content import JsonPart, TextPart
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
+from toolcast.providers import anthropic
 from toolcast.providers._common import answer_all, check_names, require_id
 from toolcast.providers._projection import (
     Projection,
@@ -25,10 +26,6 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
-
-# Claude on Bedrock shares Anthropic's strict grammar, so it shares its rules.
-from toolcast.providers import anthropic
-from toolcast.providers.anthropic import budgeted_definitions
 
 __all__ = (
     "format_results",
@@ -66,7 +63,7 @@ def format_tools(tools: Iterable[Any], *, strict: bool | None = None) -> list[di
     """
     specs = specs_of(tools)
     check_names(specs, "Bedrock")
-    return budgeted_definitions(
+    return anthropic.budgeted_definitions(
         specs,
         strict,
         project,
@@ -82,6 +79,7 @@ def project(tool: Any, *, strict: bool | None = None) -> Projection:
 
 
 def _project(spec: ToolSpec, strict: bool | None) -> Projection:
+    # Claude on Bedrock compiles Anthropic's strict grammar: same schema, same rules.
     claude = anthropic.project(spec, strict=strict)
     tool_spec: dict[str, Any] = {"name": spec.name}
     if spec.description:  # the service model gives `description` a minimum length of 1

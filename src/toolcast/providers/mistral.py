@@ -166,17 +166,19 @@ def format_tool_choice(
 
 
 def parse_calls(response: Any, *, ids: CallIds | None = None, choice: int = 0) -> list[ToolCall]:
-    """The tool calls in a `ChatCompletionResponse`, a message, or a stream.
+    """The tool calls in a `ChatCompletionResponse`, a message, tool calls, or a stream.
 
     Arguments may be JSON text or an already parsed object; both are kept as
     sent. With `ids`, wire ids are mapped back to the ids they stand for.
     """
     data = materialize(response)
-    if isinstance(data, list):
+    if isinstance(data, list) and any("choices" in i or "data" in i for i in data):
         stream = CallAccumulator(choice=choice)
         for chunk in data:
             stream.add(chunk)
         calls = stream.calls()
+    elif isinstance(data, list):
+        calls = [_call(item) for item in data]
     else:
         if "choices" in data:
             picked = data["choices"][choice]
