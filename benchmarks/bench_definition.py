@@ -237,7 +237,7 @@ _FIRST_LIBRARIES = (
 
 def jobs(quick: bool) -> list[Job]:
     """Cold pairs, one warm process, and import-plus-first-tool per library."""
-    size, reps, rounds = (20, 1, 2) if quick else (200, 5, 11)
+    size, reps, rounds = (20, 1, 2) if quick else (200, 4, 9)
     out = []
     for rep in range(reps):
         for library in ("toolcast", "pydantic"):
@@ -260,7 +260,7 @@ def jobs(quick: bool) -> list[Job]:
     libraries = ("toolcast", "pydantic") if quick else _FIRST_LIBRARIES
     for rep in range(reps):
         for library in libraries:
-            if rep >= 3 and library not in ("toolcast", "pydantic"):
+            if rep >= 2 and library not in ("toolcast", "pydantic"):
                 continue
             out.append(
                 Job(

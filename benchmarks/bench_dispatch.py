@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from benchmarks import Job, Subject, interleave
+from benchmarks import Job, Measured, Subject, interleave
 from benchmarks.peers import PEERS, NotInstalled, ToolFunctions
 
 __all__ = ("ARGUMENTS", "headline", "jobs", "render", "work")
@@ -208,22 +208,77 @@ def work(params: Mapping[str, Any]) -> dict[str, Any]:
     return asyncio.run(main())
 
 
+def work_breakdown(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Worker: where an async toolcast call spends its time, in the same rounds."""
+    import jiter
+
+    from toolcast import Tool
+
+    tool = Tool.from_function(place_order)
+    invoke, validate = tool.invoke, tool.validate
+    data = ARGUMENTS.encode()
+
+    async def full(text: str) -> str:
+        return (await invoke(text)).text  # type: ignore[no-any-return]
+
+    def pre_parse(_: str) -> Any:
+        return jiter.from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
+
+    subjects = [
+        *_baselines("async"),
+        Subject("invoke, whole call", full),
+        Subject("`tool.validate(text)`: limits, JSON checks, validation", validate),
+        Subject("of which: the strict JSON pre-parse (jiter, duplicate keys)", pre_parse),
+    ]
+
+    async def main() -> list[Measured]:
+        return await interleave(
+            subjects, ARGUMENTS, rounds=params["rounds"], batch_seconds=params["batch_seconds"]
+        )
+
+    return {"status": "ok", "rows": [m.as_dict() for m in asyncio.run(main())]}
+
+
 def jobs(quick: bool) -> list[Job]:
     """One job per (kind, library); quick runs only toolcast and the floor."""
-    rounds, batch = (3, 0.002) if quick else (21, 0.03)
+    rounds, batch = (3, 0.002) if quick else (15, 0.02)
     libraries = ["toolcast", *(p.key for p in PEERS)]
     if quick:
         libraries = ["toolcast", "pydantic"]
+    params = {"rounds": rounds, "batch_seconds": batch}
     return [
-        Job(
-            f"dispatch/{kind}/{library}",
-            "benchmarks.bench_dispatch:work",
-            {"kind": kind, "library": library, "rounds": rounds, "batch_seconds": batch},
-            timeout=120,
-        )
-        for kind in KINDS
-        for library in libraries
+        *(
+            Job(
+                f"dispatch/{kind}/{library}",
+                "benchmarks.bench_dispatch:work",
+                {"kind": kind, "library": library, **params},
+                timeout=180,
+            )
+            for kind in KINDS
+            for library in libraries
+        ),
+        Job("dispatch/breakdown", "benchmarks.bench_dispatch:work_breakdown", params, timeout=180),
     ]
+
+
+def _breakdown(results: Mapping[str, Any]) -> list[str]:
+    result = results.get("dispatch/breakdown", {})
+    if result.get("status") != "ok":
+        return []
+    rows = result["rows"]
+    whole, validate = rows[1], rows[2]
+    rest = whole["us"] - validate["us"]
+    lines = [
+        "Where an async toolcast call spends its time (one process, the same rounds):",
+        "",
+        "| part | µs | x raw baseline |",
+        "|---|---:|---:|",
+        *(f"| {r['name']} | {r['us']:.1f} | {r['ratio']:.2f}x |" for r in rows),
+        f"| the rest: the call, the outcome and its text | {rest:.1f} | "
+        f"{whole['ratio'] - validate['ratio']:.2f}x |",
+        "",
+    ]
+    return lines
 
 
 def _fmt_ratio(row: Mapping[str, Any]) -> str:
@@ -345,6 +400,7 @@ def render(results: Mapping[str, Any], quick: bool) -> str:
                 "per call (CPU) across the processes.",
             ]
         lines.append("")
+    lines += _breakdown(results)
     lines += ["What each row times:", ""]
     lines += [f"- **{name}**: {path}." for name, path in _TOOLCAST_PATHS.items()]
     for peer in PEERS:

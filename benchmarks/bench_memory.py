@@ -123,7 +123,7 @@ def work(params: Mapping[str, Any]) -> dict[str, Any]:
 
 def jobs(quick: bool) -> list[Job]:
     """Alternating toolcast / pydantic processes."""
-    modules, reps = (4, 1) if quick else (100, 3)
+    modules, reps = (4, 1) if quick else (100, 2)
     return [
         Job(
             f"memory/{library}/{rep}",

@@ -131,7 +131,7 @@ def jobs(quick: bool) -> list[Job]:
         Job(
             f"projection/{key}/{rep}",
             "benchmarks.bench_projection:work",
-            {"targets": [(key, module, options)], "size": 200, "rounds": 9, "batch_seconds": 0.02},
+            {"targets": [(key, module, options)], "size": 200, "rounds": 7, "batch_seconds": 0.02},
             timeout=120,
         )
         for rep in range(3)

@@ -89,6 +89,12 @@ def test_from_modules_scans_submodules_only_when_recursive() -> None:
     assert names(recursive.all()) == ["pkg_root", "alpha_tool", "deep_tool"]
 
 
+def test_recursive_discovery_raises_a_submodules_import_error() -> None:
+    # pkgutil.walk_packages would skip it silently, dropping its tools.
+    with pytest.raises(ImportError, match="catalog_fixtures_no_such_dependency"):
+        Catalog.from_modules("catalog_fixtures.broken_pkg", recursive=True)
+
+
 def test_from_modules_returns_the_cached_catalog_for_the_same_modules() -> None:
     first = Catalog.from_modules(places, helpers)
 
@@ -175,6 +181,11 @@ def test_add_takes_a_module_like_scanning_does() -> None:
     catalog.add(places)
 
     assert names(catalog.all()) == names(Catalog.from_modules(places).all())
+
+
+def test_add_refuses_a_class_without_tool_methods() -> None:
+    with pytest.raises(CatalogError, match=r"DocumentStore has no @tool methods"):
+        Catalog().add(documents.DocumentStore)
 
 
 def test_add_refuses_what_cannot_become_a_tool() -> None:

@@ -96,9 +96,6 @@ def test_the_exception_tree_is_rooted_at_toolcast_error() -> None:
     assert issubclass(toolcast.ToolDefinitionError, TypeError)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="__init__ does not rewrite __module__ yet (STYLE.md 3.9; httpx does)"
-)
 def test_public_names_report_the_public_module() -> None:
     leaks = {
         name: getattr(toolcast, name).__module__
@@ -108,10 +105,6 @@ def test_public_names_report_the_public_module() -> None:
     assert leaks == {}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="dir(toolcast) still lists private modules and __future__.annotations (no __dir__)",
-)
 def test_dir_shows_only_the_api() -> None:
     assert {name for name in dir(toolcast) if not name.startswith("__")} == set(toolcast.__all__)
 

@@ -46,3 +46,14 @@ __all__ = [
     "tool",
     "toolbox",
 ]
+
+# Users see `toolcast.Tool` in reprs and tracebacks, not the private module it lives in.
+for _name in __all__:
+    _obj = globals()[_name]
+    if getattr(_obj, "__module__", "").startswith("toolcast."):
+        _obj.__module__ = "toolcast"
+del _name, _obj, annotations
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

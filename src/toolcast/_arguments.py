@@ -8,6 +8,7 @@ exact value (Decimal) and formats are checked on the original strings.
 
 from __future__ import annotations
 
+import decimal
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -99,6 +100,27 @@ def _is_utf8(raw: str | bytes) -> bool:
     except UnicodeError:
         return False
     return True
+
+
+def _digits_at(value: Any, exact: Any, path: tuple[Any, ...]) -> Any:
+    """`value` with the numbers at `path` replaced by the exact digits from `exact`."""
+    if not path:
+        is_number = isinstance(exact, (int, float, decimal.Decimal)) and not isinstance(exact, bool)
+        return str(exact) if is_number else value
+    head, rest = path[0], path[1:]
+    if head == "*":
+        if isinstance(value, dict) and isinstance(exact, dict):
+            return {k: _digits_at(v, exact[k], rest) for k, v in value.items()}
+        if isinstance(value, list) and isinstance(exact, list):
+            return [_digits_at(v, e, rest) for v, e in zip(value, exact)]
+        return value
+    if isinstance(head, int):
+        if isinstance(value, list) and isinstance(exact, list) and head < len(value):
+            return [*value[:head], _digits_at(value[head], exact[head], rest), *value[head + 1 :]]
+        return value
+    if isinstance(value, dict) and isinstance(exact, dict) and head in value:
+        return {**value, head: _digits_at(value[head], exact[head], rest)}
+    return value
 
 
 _NON_FINITE = re.compile(r"[:\[,]\s*-?(?:NaN|Infinity)\s*[,}\]]")
@@ -196,19 +218,31 @@ class Parser:
             raise ArgumentsError(
                 f"Arguments for '{self._tool}' are nested deeper than {limit} levels."
             )
+        if self._guards:
+            raw = self._exact_decimals(raw, parsed)
         try:
-            value = self._validator.validate_json(raw)
+            return self._validator.validate_json(raw)
         except ValidationError as exc:
             raise ArgumentsError(
                 format_validation_errors(self._tool, exc.errors(include_url=False), self._schema)
             ) from None
+
+    def _exact_decimals(self, raw: str | bytes, parsed: Any) -> bytes:
+        """Refuse strings where a Decimal is expected, and hand the validator each such
+        number as its exact digits (pydantic-core reads JSON numbers through a float)."""
         for guard in self._guards:
             where = _strings_at(parsed, guard)
             if where is not None:
                 raise ArgumentsError(
                     f"Argument '{where.lstrip('.')}' must be a number, not a string."
                 )
-        return value
+        exact = jiter.from_json(
+            raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw,
+            float_mode="decimal",
+        )
+        for guard in self._guards:
+            parsed = _digits_at(parsed, exact, guard)
+        return to_json(parsed)
 
     def _too_large(self, size: int) -> ArgumentsError:
         return ArgumentsError(

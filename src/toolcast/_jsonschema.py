@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic_core import CoreConfig, PydanticCustomError, SchemaValidator, core_schema as cs, to_json
 
@@ -127,8 +127,8 @@ class _Compiler:
             if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
                 return self.fail(path, "unsupported-ref", f"only local '#/$defs/Name' references are supported, not {ref!r}.")
             self.refs.add(ref.rsplit("/", 1)[-1])
-            core = cs.definition_reference_schema(ref.rsplit("/", 1)[-1])
-            return self._and_siblings(core, None, schema, "$ref", path)
+            ref_core = cs.definition_reference_schema(ref.rsplit("/", 1)[-1])
+            return self._and_siblings(ref_core, None, schema, "$ref", path)
         if "anyOf" in schema:
             parts = [self.compile(s, f"{path}/anyOf/{i}") for i, s in enumerate(schema["anyOf"])]
             depths = [d for _, d in parts]
@@ -185,11 +185,24 @@ class _Compiler:
             return cs.none_schema(), 0
         if kind == "string":
             pattern = s.get("pattern")
+            engine: Literal["python-re"] | None = None
             if pattern is not None:
                 from toolcast._schema import _needs_python_regex
 
-                self.python_regex |= _needs_python_regex(pattern)
-            core = cs.str_schema(strict=True, min_length=s.get("minLength"), max_length=s.get("maxLength"), pattern=pattern)
+                if _needs_python_regex(pattern):
+                    try:
+                        re.compile(pattern)
+                    except re.error as exc:
+                        return self.fail(
+                            path, "invalid-pattern",
+                            f"pattern {pattern!r} is not a regular expression ({exc}).",
+                        )
+                    engine = "python-re"  # on the field itself: a config does not reach it
+                    self.python_regex = True
+            core = cs.str_schema(
+                strict=True, min_length=s.get("minLength"), max_length=s.get("maxLength"),
+                pattern=pattern, regex_engine=engine,
+            )
             fmt = s.get("format")
             if fmt is not None:
                 parse = _FORMATS.get(fmt)

@@ -136,6 +136,14 @@ class LockReport:
         }
 
 
+def _breaking(tool: str, kind: str, message: str, path: str = "") -> LockChange:
+    return LockChange(tool, kind, message, True, path)
+
+
+def _compatible(tool: str, kind: str, message: str, path: str = "") -> LockChange:
+    return LockChange(tool, kind, message, False, path)
+
+
 # --------------------------------------------------------------------------- write
 
 
@@ -553,21 +561,13 @@ def _schema_changes(tool: str, old: Any, new: Any, direction: Direction) -> list
     if old is None or new is None:
         if old is not None:
             out.append(
-                LockChange(
-                    tool,
-                    "output-schema-removed",
-                    "The tool no longer returns structured results.",
-                    True,
+                _breaking(
+                    tool, "output-schema-removed", "The tool no longer returns structured results."
                 )
             )
         elif new is not None:
             out.append(
-                LockChange(
-                    tool,
-                    "output-schema-added",
-                    "The tool now returns structured results.",
-                    False,
-                )
+                _compatible(tool, "output-schema-added", "The tool now returns structured results.")
             )
         return out
     walk = _Walk(tool, direction, old, new, out)
@@ -581,11 +581,8 @@ def _tool_changes(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> 
     for alias in old.get("aliases", ()):
         if alias not in new_aliases:
             out.append(
-                LockChange(
-                    name,
-                    "alias-removed",
-                    f"Alias {alias!r} of tool {name!r} no longer resolves.",
-                    True,
+                _breaking(
+                    name, "alias-removed", f"Alias {alias!r} of tool {name!r} no longer resolves."
                 )
             )
     for alias in new.get("aliases", ()):
@@ -597,30 +594,21 @@ def _tool_changes(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> 
     out += _schema_changes(name, old.get("output_schema"), new.get("output_schema"), "output")
     if old.get("description") != new.get("description"):
         out.append(
-            LockChange(
-                name,
-                "description-changed",
-                f"Tool {name!r} has a new description.",
-                False,
-            )
+            _compatible(name, "description-changed", f"Tool {name!r} has a new description.")
         )
     if new.get("deprecated") and not old.get("deprecated"):
         out.append(
-            LockChange(
-                name,
-                "tool-deprecated",
-                f"Tool {name!r} is now deprecated: {new['deprecated']}",
-                False,
+            _compatible(
+                name, "tool-deprecated", f"Tool {name!r} is now deprecated: {new['deprecated']}"
             )
         )
     if old.get("toolbox") != new.get("toolbox"):
         out.append(
-            LockChange(
+            _compatible(
                 name,
                 "toolbox-changed",
                 f"Tool {name!r} moved from toolbox {old.get('toolbox')!r} "
                 f"to {new.get('toolbox')!r}.",
-                False,
             )
         )
     for key in _METADATA:
@@ -635,11 +623,10 @@ def _tool_changes(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> 
             )
     if old.get("version") != new.get("version"):
         out.append(
-            LockChange(
+            _compatible(
                 name,
                 "version-changed",
                 f"Tool {name!r}: version {old.get('version')!r} -> {new.get('version')!r}.",
-                False,
             )
         )
     return out
@@ -726,11 +713,10 @@ def compare_locks(old: Mapping[str, Any], new: Mapping[str, Any]) -> LockReport:
             target = new_by_alias[name]
             if target not in old_tools:
                 claimed.add(target)
-            renamed = LockChange(
+            renamed = _compatible(
                 name,
                 "tool-renamed-with-alias",
                 f"Tool {name!r} was renamed to {target!r}; the old name is kept as an alias.",
-                False,
             )
             changes += _excuse(
                 [renamed, *_renamed_changes(name, entry, new_tools[target])],
@@ -741,12 +727,11 @@ def compare_locks(old: Mapping[str, Any], new: Mapping[str, Any]) -> LockReport:
         twin = twins.get(name)
         if twin is not None:
             claimed.add(twin)
-            renamed = LockChange(
+            renamed = _breaking(
                 name,
                 "tool-renamed",
                 f"Tool {name!r} was renamed to {twin!r}; calls to the old name fail "
                 f"(add aliases=[{name!r}] to keep them working).",
-                True,
             )
             changes += _excuse(
                 [renamed, *_renamed_changes(name, entry, new_tools[twin])],
@@ -755,12 +740,11 @@ def compare_locks(old: Mapping[str, Any], new: Mapping[str, Any]) -> LockReport:
             )
             continue
         changes.append(
-            LockChange(
+            _breaking(
                 name,
                 "tool-removed",
                 f"Tool {name!r} was removed; calls to it fail (deprecate it, or keep "
                 "its name as an alias of its replacement).",
-                True,
             )
         )
     for name in new_tools:
@@ -775,11 +759,10 @@ def _toolbox_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Loc
     for name in old:
         if name not in new:
             out.append(
-                LockChange(
+                _breaking(
                     name,
                     "toolbox-removed",
                     f"Toolbox {name!r} was removed; calls to its selector fail.",
-                    True,
                 )
             )
     out += [

@@ -180,6 +180,8 @@ def json_default(value: Any) -> tuple[bool, Any]:
         return value is not None, value
     if isinstance(value, float):
         return value == value and value not in (float("inf"), float("-inf")), value
+    if isinstance(value, decimal.Decimal):
+        return value.is_finite(), _plain_number(value) if value.is_finite() else None
     if isinstance(value, (list, tuple)):
         items = [json_default(v) for v in value]
         return all(ok for ok, _ in items), [v for _, v in items]
@@ -260,18 +262,27 @@ def _parse_time(value: str) -> dt.time:
         raise _format_error("an RFC 3339 time with offset", "09:30:00Z") from None
 
 
+_DATE_UNITS = {"W": 604800, "D": 86400}
+_TIME_UNITS = {"H": 3600, "M": 60, "S": 1}
+
+
 def _parse_duration(value: str) -> dt.timedelta:
     if not _DURATION_RE.match(value):
         raise _format_error("an ISO 8601 duration in weeks, days, hours, minutes, seconds", "P1DT2H")
     date_part, _, time_part = value[1:].partition("T")
-    units = {"W": 604800.0, "D": 86400.0}
-    total = sum(float(n) * units[u] for n, u in _DURATION_PART.findall(date_part))
-    units = {"H": 3600.0, "M": 60.0, "S": 1.0}
-    total += sum(float(n) * units[u] for n, u in _DURATION_PART.findall(time_part))
+    # Exact decimal arithmetic (floats lose microseconds on long durations);
+    # digits beyond microseconds are dropped, as for date-time fractions.
+    seconds = sum(
+        (decimal.Decimal(n) * _DATE_UNITS[u] for n, u in _DURATION_PART.findall(date_part)),
+        decimal.Decimal(0),
+    ) + sum(
+        (decimal.Decimal(n) * _TIME_UNITS[u] for n, u in _DURATION_PART.findall(time_part)),
+        decimal.Decimal(0),
+    )
     try:
-        return dt.timedelta(seconds=total)
+        return dt.timedelta(microseconds=int(seconds * 1_000_000))
     except OverflowError:
-        raise PydanticCustomError("format", "must be a duration under 999999999 days") from None
+        raise PydanticCustomError("format", "must be a duration shorter than 1000000000 days") from None
 
 
 def _parse_uuid(value: str) -> uuid.UUID:
@@ -764,12 +775,16 @@ class SchemaBuilder:
             for key in sorted(numeric, key=lambda k: KEY_ORDER.index(_NUM_KEYS[k])):
                 json[_NUM_KEYS[key]] = _plain_number(constraints[key])
             kwargs = {k: constraints[k] for k in numeric}
+            core: cs.CoreSchema
             if json_type == "integer":
-                core = cs.chain_schema([node.core, cs.int_schema(strict=True, **kwargs)])
+                core = cs.chain_schema([_INT_BASE, cs.int_schema(strict=True, **kwargs)])
             elif tp is decimal.Decimal:
                 core = cs.decimal_schema(strict=True, allow_inf_nan=False, **kwargs)
             else:
                 core = cs.float_schema(strict=True, allow_inf_nan=False, **kwargs)
+            if tp not in (int, float, decimal.Decimal):
+                # An enum or Literal: check the bounds, then still convert and check members.
+                core = cs.chain_schema([core, node.core])
             node = Node(ordered(json), core, node.depth, node.guards)
         if length or pattern is not None:
             lengths = {k: constraints[k] for k in length}
@@ -778,17 +793,32 @@ class SchemaBuilder:
                     json["minLength"] = lengths["min_length"]
                 if lengths.get("max_length") is not None:
                     json["maxLength"] = lengths["max_length"]
+                engine: typing.Literal["python-re"] | None = None
                 if pattern is not None:
                     pattern = pattern if isinstance(pattern, str) else pattern.pattern
                     json["pattern"] = pattern
-                    self.needs_python_regex |= _needs_python_regex(pattern)
-                core = cs.str_schema(strict=True, pattern=pattern, **lengths)
+                    if _needs_python_regex(pattern):
+                        # Look-around and back-references: only Python's engine has them.
+                        try:
+                            re.compile(pattern)
+                        except re.error as exc:
+                            return self.problem(
+                                "invalid-pattern", path,
+                                f"pattern {pattern!r} is not a regular expression ({exc}).",
+                            )
+                        engine = "python-re"
+                        self.needs_python_regex = True
+                core = cs.str_schema(strict=True, pattern=pattern, regex_engine=engine, **lengths)
+                if tp is not str:
+                    # Path, an enum or a Literal: check the text, then still convert.
+                    core = cs.chain_schema([core, node.core])
                 node = Node(ordered(json), core, node.depth, node.guards)
             elif json_type == "array" and pattern is None:
                 if "min_length" in lengths:
                     json["minItems"] = max(lengths["min_length"], json.get("minItems", 0))
                 if "max_length" in lengths:
-                    json["maxItems"] = lengths["max_length"]
+                    # Never above a fixed tuple's own length (its maxItems closes it).
+                    json["maxItems"] = min(lengths["max_length"], json.get("maxItems", float("inf")))
                 node = Node(ordered(json), _with_length(node.core, lengths), node.depth, node.guards)
             else:
                 return self.problem("constraint-mismatch", path, "length/pattern constraints need a str or list type.")
@@ -802,7 +832,43 @@ def _is_json_value_alias(tp: Any) -> bool:
     name = getattr(tp, "__name__", None) or getattr(tp, "__qualname__", None)
     from toolcast import typing as tc_typing
 
-    return tp is tc_typing.JsonValue or (name == "JsonValue" and "pydantic" in str(getattr(tp, "__module__", "")))
+    return (
+        tp is tc_typing.JsonValue
+        or (name == "JsonValue" and "pydantic" in str(getattr(tp, "__module__", "")))
+        or _is_json_union(tp)
+    )
+
+
+_JSON_SCALARS = frozenset({type(None), bool, int, float, str})
+
+
+def _is_json_union(tp: Any) -> bool:
+    """`None | bool | int | float | str | list[J] | dict[str, J]` for a JSON value J.
+
+    `get_type_hints` expands a recursive alias such as `toolcast.typing.JsonValue`
+    into this union (with forward references left inside), so its identity is lost.
+    """
+    if typing_extensions.get_origin(tp) not in (typing.Union, types.UnionType):
+        return False
+    args = typing_extensions.get_args(tp)
+    rest = [a for a in args if a not in _JSON_SCALARS]
+    if _JSON_SCALARS - set(args) or len(rest) != 2:
+        return False
+    kinds = set()
+    for container in rest:
+        ref = container.__forward_arg__ if isinstance(container, typing.ForwardRef) else None
+        if ref is not None:  # an unexpanded 'list[JsonValue]' or 'dict[str, JsonValue]'
+            kinds.add(list if ref.startswith("list[") else dict if ref.startswith("dict[str,") else None)
+            continue
+        origin = typing_extensions.get_origin(container)
+        inner = typing_extensions.get_args(container)
+        if origin is dict and inner[:1] != (str,):
+            return False
+        item = inner[-1] if inner else typing.Any
+        if not (item is typing.Any or isinstance(item, typing.ForwardRef) or _is_json_union(item)):
+            return False
+        kinds.add(origin)
+    return kinds == {list, dict}
 
 
 def _type_name(tp: Any) -> str:

@@ -1,0 +1,1 @@
+"""A package whose submodule cannot be imported: recursive discovery must say so."""

@@ -1,0 +1,1072 @@
+"""The schema contract (docs/schema.md), row by row, with exact JSON.
+
+Fragments are compared as compact JSON text, so keyword order is pinned too.
+Every schema built here also passes the draft 2020-12 metaschema check.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import enum
+import inspect
+import json
+import pathlib
+import typing
+import uuid
+from collections.abc import Iterable, Mapping, MutableSequence, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal, NamedTuple, Optional, Union
+
+import pytest
+from annotated_types import Ge, Gt, Interval, Le, Len, Lt, MaxLen, MinLen, MultipleOf
+from jsonschema import Draft202012Validator
+from pydantic import AliasChoices, AnyUrl, BaseModel, EmailStr, Field, HttpUrl, PrivateAttr
+from typing_extensions import Doc, NotRequired, Required, TypedDict
+
+from corpus import CORPUS
+from toolcast import (
+    ImagePart,
+    Injected,
+    JsonPart,
+    Param,
+    TextPart,
+    Tool,
+    ToolContext,
+    ToolResult,
+    tool,
+)
+from toolcast._frozen import thaw
+from toolcast._schema import DURATION_PATTERN, KEY_ORDER
+from toolcast.typing import JsonValue
+
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+
+
+def compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def checked(schema: Any) -> dict[str, Any]:
+    plain = thaw(schema)
+    Draft202012Validator.check_schema(plain)
+    return plain  # type: ignore[no-any-return]
+
+
+def make_tool(annotation: Any, default: Any = inspect.Parameter.empty, **options: Any) -> Tool:
+    """A tool with one parameter `x` of `annotation`."""
+
+    def fn(x):  # type: ignore[no-untyped-def]
+        return None
+
+    fn.__annotations__ = {"x": annotation, "return": None}
+    if default is not inspect.Parameter.empty:
+        fn.__defaults__ = (default,)
+    return Tool.from_function(fn, **options)
+
+
+def fragment(annotation: Any, default: Any = inspect.Parameter.empty) -> str:
+    """The compact JSON of parameter `x`'s property for `annotation`."""
+    schema = checked(make_tool(annotation, default).spec.input_schema)
+    return compact(schema["properties"]["x"])
+
+
+def input_schema(fn: Any, **options: Any) -> str:
+    return compact(checked(Tool.from_function(fn, **options).spec.input_schema))
+
+
+def output_schema(fn: Any) -> str | None:
+    schema = Tool.from_function(fn).spec.output_schema
+    return None if schema is None else compact(checked(schema))
+
+
+# -- types used below (module level, so string annotations resolve) -------------------
+
+
+class Color(enum.Enum):
+    RED = "red"
+    GREEN = "green"
+
+
+class Priority(enum.IntEnum):
+    LOW = 1
+    HIGH = 3
+
+
+class Mixed(enum.Enum):
+    AUTO = "auto"
+    ZERO = 0
+
+
+class Ratio(enum.Enum):
+    HALF = 0.5
+    FULL = 1.0
+
+
+@dataclass
+class Point:
+    """A point on a plane."""
+
+    x: float
+    y: float = 0.0
+
+
+@dataclass
+class Labelled(Point):
+    """A point with a label.
+
+    Attributes:
+        label: What the point marks.
+    """
+
+    label: str = "here"
+    tags: list[str] = field(default_factory=list)
+
+
+class Address(TypedDict):
+    street: str
+    zip: NotRequired[str]
+
+
+class Options(TypedDict, total=False):
+    verbose: bool
+    depth: Required[int]
+
+
+class Span(NamedTuple):
+    start: int
+    end: int = 0
+
+
+class Person(BaseModel):
+    """Someone in the directory."""
+
+    full_name: str = Field(alias="fullName", description="Full name.")
+    age: int = Field(ge=0, le=150)
+    nickname: str | None = None
+    _secret: str = PrivateAttr(default="hidden")
+
+
+class Login(BaseModel):
+    user: str = Field(validation_alias=AliasChoices("username", "user"))
+
+
+class Contact(BaseModel):
+    email: EmailStr
+    site: HttpUrl
+    feed: AnyUrl
+
+
+class Tree(BaseModel):
+    """A tree node."""
+
+    label: str
+    children: list[Tree] = []
+
+
+@dataclass
+class Dept:
+    name: str
+    staff: list[Employee] = field(default_factory=list)
+
+
+@dataclass
+class Employee:
+    name: str
+    dept: Dept | None = None
+
+
+# -- types ----------------------------------------------------------------------------
+
+TYPE_ROWS: list[tuple[str, Any, str]] = [
+    ("bool_is_boolean", bool, '{"type":"boolean"}'),
+    ("int_is_integer", int, '{"type":"integer"}'),
+    ("float_is_number", float, '{"type":"number"}'),
+    ("decimal_is_number", decimal.Decimal, '{"type":"number"}'),
+    ("str_is_string", str, '{"type":"string"}'),
+    ("bytes_are_base64", bytes, '{"type":"string","contentEncoding":"base64"}'),
+    ("datetime_is_date_time", dt.datetime, '{"type":"string","format":"date-time"}'),
+    ("date_is_date", dt.date, '{"type":"string","format":"date"}'),
+    ("time_is_time", dt.time, '{"type":"string","format":"time"}'),
+    (
+        "timedelta_is_duration_with_pattern",
+        dt.timedelta,
+        compact({"type": "string", "format": "duration", "pattern": DURATION_PATTERN}),
+    ),
+    ("uuid_is_uuid", uuid.UUID, '{"type":"string","format":"uuid"}'),
+    ("path_is_string", pathlib.Path, '{"type":"string"}'),
+    ("pure_path_is_string", pathlib.PurePath, '{"type":"string"}'),
+    ("str_enum_lists_values_in_order", Color, '{"type":"string","enum":["red","green"]}'),
+    ("int_enum_is_integer_enum", Priority, '{"type":"integer","enum":[1,3]}'),
+    ("float_enum_is_number_enum", Ratio, '{"type":"number","enum":[0.5,1.0]}'),
+    ("mixed_enum_has_no_type", Mixed, '{"enum":["auto",0]}'),
+    ("str_literal", Literal["fast", "slow"], '{"type":"string","enum":["fast","slow"]}'),
+    ("int_literal", Literal[1, 2], '{"type":"integer","enum":[1,2]}'),
+    ("mixed_literal_has_no_type", Literal["auto", 0, True], '{"enum":["auto",0,true]}'),
+    ("literal_of_enum_member_is_its_value", Literal[Color.RED], '{"type":"string","enum":["red"]}'),
+    ("optional_adds_null_to_type", Optional[int], '{"type":["integer","null"]}'),  # noqa: UP045 - the typing spelling
+    ("pipe_none_adds_null_to_type", int | None, '{"type":["integer","null"]}'),
+    (
+        "optional_enum_gains_null",
+        Color | None,
+        '{"type":["string","null"],"enum":["red","green",null]}',
+    ),
+    ("union_is_any_of", int | str, '{"anyOf":[{"type":"integer"},{"type":"string"}]}'),
+    ("typing_union_is_any_of", Union[int, str], '{"anyOf":[{"type":"integer"},{"type":"string"}]}'),  # noqa: UP007
+    (
+        "optional_union_adds_null_branch",
+        int | str | None,
+        '{"anyOf":[{"type":"integer"},{"type":"string"},{"type":"null"}]}',
+    ),
+    ("list", list[int], '{"type":"array","items":{"type":"integer"}}'),
+    ("sequence", Sequence[int], '{"type":"array","items":{"type":"integer"}}'),
+    ("mutable_sequence", MutableSequence[int], '{"type":"array","items":{"type":"integer"}}'),
+    ("iterable", Iterable[int], '{"type":"array","items":{"type":"integer"}}'),
+    ("variadic_tuple", tuple[int, ...], '{"type":"array","items":{"type":"integer"}}'),
+    ("bare_list_takes_any_items", list, '{"type":"array","items":{}}'),
+    (
+        "fixed_tuple_uses_prefix_items",
+        tuple[int, str],
+        '{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}],'
+        '"minItems":2,"maxItems":2}',
+    ),
+    ("empty_tuple_is_empty_array", tuple[()], '{"type":"array","maxItems":0}'),
+    (
+        "set_has_unique_items",
+        set[int],
+        '{"type":"array","items":{"type":"integer"},"uniqueItems":true}',
+    ),
+    (
+        "frozenset_has_unique_items",
+        frozenset[str],
+        '{"type":"array","items":{"type":"string"},"uniqueItems":true}',
+    ),
+    (
+        "dict_is_open_map",
+        dict[str, int],
+        '{"type":"object","additionalProperties":{"type":"integer"}}',
+    ),
+    (
+        "mapping_is_open_map",
+        Mapping[str, int],
+        '{"type":"object","additionalProperties":{"type":"integer"}}',
+    ),
+    ("any_is_empty_schema", Any, "{}"),
+    ("json_value_is_empty_schema", JsonValue, "{}"),
+    (
+        "optional_list_adds_null_to_type",
+        list[str] | None,
+        '{"type":["array","null"],"items":{"type":"string"}}',
+    ),
+    (
+        "nested_containers",
+        dict[str, list[tuple[int, ...]]],
+        '{"type":"object","additionalProperties":{"type":"array","items":'
+        '{"type":"array","items":{"type":"integer"}}}}',
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"), [r[1:] for r in TYPE_ROWS], ids=[r[0] for r in TYPE_ROWS]
+)
+def test_type_fragment(annotation: Any, expected: str) -> None:
+    assert fragment(annotation) == expected
+
+
+def json_payload(payload: JsonValue, many: list[JsonValue]) -> None:
+    return None
+
+
+def test_json_value_alias_in_a_signature_is_any_json() -> None:
+    assert input_schema(json_payload) == (
+        '{"type":"object","properties":{"payload":{},"many":{"type":"array","items":{}}},'
+        '"required":["payload","many"],"additionalProperties":false}'
+    )
+
+
+def test_unions_never_use_one_of() -> None:
+    for fn in CORPUS:
+        assert "oneOf" not in json.dumps(thaw(Tool.from_function(fn).spec.input_schema))
+
+
+# -- objects --------------------------------------------------------------------------
+
+
+def test_dataclass_is_a_closed_object_described_by_its_docstring() -> None:
+    assert fragment(Point) == (
+        '{"type":"object","description":"A point on a plane.","properties":'
+        '{"x":{"type":"number"},"y":{"type":"number","default":0.0}},'
+        '"required":["x"],"additionalProperties":false}'
+    )
+
+
+def test_dataclass_fields_come_base_first_with_attribute_docs() -> None:
+    assert fragment(Labelled) == (
+        '{"type":"object","description":"A point with a label.","properties":'
+        '{"x":{"type":"number"},"y":{"type":"number","default":0.0},'
+        '"label":{"type":"string","description":"What the point marks.","default":"here"},'
+        '"tags":{"type":"array","items":{"type":"string"}}},'
+        '"required":["x"],"additionalProperties":false}'
+    )
+
+
+def test_typeddict_required_follows_not_required() -> None:
+    assert fragment(Address) == (
+        '{"type":"object","properties":{"street":{"type":"string"},"zip":{"type":"string"}},'
+        '"required":["street"],"additionalProperties":false}'
+    )
+
+
+def test_typeddict_total_false_requires_only_required_keys() -> None:
+    assert fragment(Options) == (
+        '{"type":"object","properties":{"verbose":{"type":"boolean"},"depth":{"type":"integer"}},'
+        '"required":["depth"],"additionalProperties":false}'
+    )
+
+
+def test_namedtuple_is_an_object_of_its_fields() -> None:
+    assert fragment(Span) == (
+        '{"type":"object","properties":{"start":{"type":"integer"},'
+        '"end":{"type":"integer","default":0}},"required":["start"],"additionalProperties":false}'
+    )
+
+
+def test_model_uses_aliases_descriptions_and_constraints_not_private_attributes() -> None:
+    assert fragment(Person) == (
+        '{"type":"object","description":"Someone in the directory.","properties":'
+        '{"fullName":{"type":"string","description":"Full name."},'
+        '"age":{"type":"integer","minimum":0,"maximum":150},'
+        '"nickname":{"type":["string","null"]}},'
+        '"required":["fullName","age"],"additionalProperties":false}'
+    )
+
+
+def test_model_property_is_the_key_pydantic_validates_by() -> None:
+    # validation_alias=AliasChoices(...): the first choice is the advertised key.
+    assert fragment(Login) == (
+        '{"type":"object","properties":{"username":{"type":"string"}},'
+        '"required":["username"],"additionalProperties":false}'
+    )
+    assert make_tool(Login).validate({"x": {"username": "ann"}}) == {"x": Login(user="ann")}
+
+
+def test_pydantic_email_and_urls_carry_formats() -> None:
+    assert fragment(Contact) == (
+        '{"type":"object","properties":{"email":{"type":"string","format":"email"},'
+        '"site":{"type":"string","format":"uri"},"feed":{"type":"string","format":"uri"}},'
+        '"required":["email","site","feed"],"additionalProperties":false}'
+    )
+
+
+def test_recursive_model_is_written_once_under_defs() -> None:
+    schema = checked(make_tool(Tree).spec.input_schema)
+    assert compact(schema["properties"]["x"]) == '{"$ref":"#/$defs/Tree"}'
+    assert list(schema) == ["type", "properties", "required", "additionalProperties", "$defs"]
+    assert compact(schema["$defs"]) == (
+        '{"Tree":{"type":"object","description":"A tree node.","properties":'
+        '{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Tree"},'
+        '"default":[]}},"required":["label"],"additionalProperties":false}}'
+    )
+
+
+def test_optional_reference_gets_a_null_branch() -> None:
+    assert fragment(Tree | None) == '{"anyOf":[{"$ref":"#/$defs/Tree"},{"type":"null"}]}'
+
+
+def test_mutually_recursive_dataclasses_define_the_cycle_once() -> None:
+    """The first class met again is defined; the others are inlined inside it."""
+    schema = checked(make_tool(Employee).spec.input_schema)
+    assert compact(schema["properties"]["x"]) == '{"$ref":"#/$defs/Employee"}'
+    assert compact(schema["$defs"]) == (
+        '{"Employee":{"type":"object","properties":{"name":{"type":"string"},'
+        '"dept":{"type":["object","null"],"properties":{"name":{"type":"string"},'
+        '"staff":{"type":"array","items":{"$ref":"#/$defs/Employee"}}},'
+        '"required":["name"],"additionalProperties":false}},'
+        '"required":["name"],"additionalProperties":false}}'
+    )
+
+
+def test_recursive_values_arrive_as_instances() -> None:
+    value = make_tool(Dept).validate(
+        {"x": {"name": "R&D", "staff": [{"name": "Ann", "dept": {"name": "Ops"}}]}}
+    )
+    assert value == {"x": Dept("R&D", [Employee("Ann", Dept("Ops"))])}
+
+
+# -- constraints ----------------------------------------------------------------------
+
+CONSTRAINT_ROWS: list[tuple[str, Any, str]] = [
+    (
+        "ge_le_are_inclusive_bounds",
+        Annotated[int, Ge(1), Le(10)],
+        '{"type":"integer","minimum":1,"maximum":10}',
+    ),
+    (
+        "gt_lt_are_exclusive_bounds",
+        Annotated[float, Gt(0), Lt(1)],
+        '{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1}',
+    ),
+    ("multiple_of", Annotated[int, MultipleOf(5)], '{"type":"integer","multipleOf":5}'),
+    (
+        "bounds_follow_keyword_order_not_declaration_order",
+        Annotated[int, MultipleOf(2), Le(10), Ge(0)],
+        '{"type":"integer","minimum":0,"maximum":10,"multipleOf":2}',
+    ),
+    (
+        "interval_groups_bounds",
+        Annotated[int, Interval(ge=0, lt=9)],
+        '{"type":"integer","minimum":0,"exclusiveMaximum":9}',
+    ),
+    (
+        "min_max_len_on_str",
+        Annotated[str, MinLen(2), MaxLen(8)],
+        '{"type":"string","minLength":2,"maxLength":8}',
+    ),
+    ("len_on_str", Annotated[str, Len(1, 3)], '{"type":"string","minLength":1,"maxLength":3}'),
+    (
+        "len_on_list_counts_items",
+        Annotated[list[str], Len(1, 3)],
+        '{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":3}',
+    ),
+    (
+        "len_on_set_counts_items",
+        Annotated[set[int], MaxLen(2)],
+        '{"type":"array","items":{"type":"integer"},"maxItems":2,"uniqueItems":true}',
+    ),
+    (
+        "pydantic_field_bounds",
+        Annotated[int, Field(ge=1, lt=5)],
+        '{"type":"integer","minimum":1,"exclusiveMaximum":5}',
+    ),
+    (
+        "pydantic_field_pattern",
+        Annotated[str, Field(pattern=r"^[A-Z]{3}$")],
+        '{"type":"string","pattern":"^[A-Z]{3}$"}',
+    ),
+    (
+        "pydantic_field_lengths_on_list",
+        Annotated[list[int], Field(min_length=1, max_length=2)],
+        '{"type":"array","items":{"type":"integer"},"minItems":1,"maxItems":2}',
+    ),
+    (
+        "constraints_inside_optional",
+        Optional[Annotated[int, Ge(1)]],  # noqa: UP045
+        '{"type":["integer","null"],"minimum":1}',
+    ),
+    (
+        "constraints_around_optional",
+        Annotated[int | None, Ge(1)],
+        '{"type":["integer","null"],"minimum":1}',
+    ),
+    (
+        "max_len_never_opens_a_fixed_tuple",
+        Annotated[tuple[int, str], MaxLen(5)],
+        '{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}],'
+        '"minItems":2,"maxItems":2}',
+    ),
+    (
+        "constraints_on_an_enum_keep_its_values",
+        Annotated[Priority, Ge(2)],
+        '{"type":"integer","enum":[1,3],"minimum":2}',
+    ),
+    (
+        "annotated_text_is_the_description",
+        Annotated[int, "How many."],
+        '{"type":"integer","description":"How many."}',
+    ),
+    (
+        "annotated_doc_is_the_description",
+        Annotated[int, Doc("How many.")],
+        '{"type":"integer","description":"How many."}',
+    ),
+    (
+        "annotated_field_description",
+        Annotated[int, Field(description="How many.", ge=1)],
+        '{"type":"integer","description":"How many.","minimum":1}',
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [r[1:] for r in CONSTRAINT_ROWS],
+    ids=[r[0] for r in CONSTRAINT_ROWS],
+)
+def test_constraint_fragment(annotation: Any, expected: str) -> None:
+    assert fragment(annotation) == expected
+
+
+def test_constrained_enum_still_converts_and_checks_members() -> None:
+    t = make_tool(Annotated[Priority, Ge(2)])
+    assert t.validate({"x": 3}) == {"x": Priority.HIGH}
+    with pytest.raises(ValueError, match="greater than or equal to 2"):
+        t.validate({"x": 1})
+
+
+def test_constrained_literal_still_checks_members() -> None:
+    t = make_tool(Annotated[Literal["a", "bb", "c"], MaxLen(1)])
+    with pytest.raises(ValueError, match="one of"):
+        t.validate({"x": "d"})
+
+
+def test_constrained_path_still_arrives_as_a_path() -> None:
+    assert make_tool(Annotated[pathlib.Path, MinLen(1)]).validate({"x": "a/b"}) == {
+        "x": pathlib.Path("a/b")
+    }
+
+
+def test_look_around_pattern_is_enforced_with_pythons_engine() -> None:
+    t = make_tool(Annotated[str, Field(pattern=r"^(?!tmp)\w+$")])
+    assert t.validate({"x": "data"}) == {"x": "data"}
+    with pytest.raises(ValueError, match="must match the pattern"):
+        t.validate({"x": "tmpfile"})
+
+
+def field_description(query: str = Field(default="*", description="A glob.")) -> str:
+    return query
+
+
+def test_field_as_default_gives_description_and_default() -> None:
+    assert input_schema(field_description) == (
+        '{"type":"object","properties":{"query":{"type":"string","description":"A glob.",'
+        '"default":"*"}},"additionalProperties":false}'
+    )
+
+
+# -- parameters -----------------------------------------------------------------------
+
+
+def defaults(
+    text: str = "a",
+    count: int = 2,
+    ratio: float = 0.5,
+    flag: bool = False,
+    color: Color = Color.GREEN,
+    tags: list[str] = ["x"],  # noqa: B006
+    extra: dict[str, int] = {"n": 1},  # noqa: B006
+    amount: decimal.Decimal = decimal.Decimal("1.25"),
+    nothing: int | None = None,
+    day: dt.date = dt.date(2024, 1, 1),
+) -> None:
+    return None
+
+
+def test_json_defaults_are_written_none_and_non_json_defaults_are_not() -> None:
+    props = checked(Tool.from_function(defaults).spec.input_schema)["properties"]
+    assert {k: v.get("default", "-") for k, v in props.items()} == {
+        "text": "a",
+        "count": 2,
+        "ratio": 0.5,
+        "flag": False,
+        "color": "green",
+        "tags": ["x"],
+        "extra": {"n": 1},
+        "amount": 1.25,
+        "nothing": "-",
+        "day": "-",
+    }
+
+
+def test_parameters_with_defaults_are_not_required_and_required_is_omitted_when_empty() -> None:
+    assert "required" not in checked(Tool.from_function(defaults).spec.input_schema)
+
+
+def nullable_required(a: int | None, b: int | None = None) -> None:
+    return None
+
+
+def test_optional_without_default_is_required_and_takes_null() -> None:
+    t = Tool.from_function(nullable_required)
+    assert input_schema(nullable_required) == (
+        '{"type":"object","properties":{"a":{"type":["integer","null"]},'
+        '"b":{"type":["integer","null"]}},"required":["a"],"additionalProperties":false}'
+    )
+    assert t.validate({"a": None}) == {"a": None}
+    with pytest.raises(ValueError, match="Argument 'a' is required"):
+        t.validate({})
+
+
+def no_params() -> str:
+    return "ok"
+
+
+def test_no_parameters_is_an_empty_closed_object() -> None:
+    assert (
+        input_schema(no_params) == '{"type":"object","properties":{},"additionalProperties":false}'
+    )
+
+
+def test_unknown_argument_is_named() -> None:
+    with pytest.raises(ValueError, match="Argument 'y' is not accepted by 'fn'"):
+        make_tool(int).validate({"x": 1, "y": 2})
+
+
+def with_context(query: str, ctx: ToolContext) -> str:
+    return f"{ctx.tool_name}:{query}"
+
+
+def with_optional_context(query: str, ctx: ToolContext | None = None) -> str:
+    return f"{ctx is not None}:{query}"
+
+
+@pytest.mark.parametrize("fn", [with_context, with_optional_context])
+def test_tool_context_never_appears_in_the_schema(fn: Any) -> None:
+    assert input_schema(fn) == (
+        '{"type":"object","properties":{"query":{"type":"string"}},"required":["query"],'
+        '"additionalProperties":false}'
+    )
+
+
+def test_tool_context_is_passed_in() -> None:
+    assert Tool.from_function(with_context).invoke_sync('{"query": "q"}').text == "with_context:q"
+
+
+class Database:
+    """A host object: it has no JSON Schema, and needs none."""
+
+    def lookup(self, key: str) -> str:
+        return f"row:{key}"
+
+
+def with_injected(key: str, db: Annotated[Database, Injected("db")]) -> str:
+    return db.lookup(key)
+
+
+def test_injected_parameters_never_appear_and_are_filled_from_state() -> None:
+    t = Tool.from_function(with_injected)
+    assert input_schema(with_injected) == (
+        '{"type":"object","properties":{"key":{"type":"string"}},"required":["key"],'
+        '"additionalProperties":false}'
+    )
+    outcome = t.invoke_sync('{"key": "k1"}', context=ToolContext(state={"db": Database()}))
+    assert outcome.text == "row:k1"
+
+
+@tool(params={"q": Param(name="query", description="From params."), "n": "Shorthand text."})
+def overridden(
+    q: Annotated[str, Field(description="From Field.")],
+    n: int = 1,
+    m: Annotated[int, Doc("From Doc.")] = 2,
+    k: int = 3,
+) -> str:
+    """Search.
+
+    Args:
+        q: From the docstring.
+        n: From the docstring.
+        m: From the docstring.
+        k: From the docstring.
+    """
+    return q * n
+
+
+def test_parameter_description_precedence_override_then_annotation_then_docstring() -> None:
+    assert input_schema(overridden) == (
+        '{"type":"object","properties":{"query":{"type":"string","description":"From params."},'
+        '"n":{"type":"integer","description":"Shorthand text.","default":1},'
+        '"m":{"type":"integer","description":"From Doc.","default":2},'
+        '"k":{"type":"integer","description":"From the docstring.","default":3}},'
+        '"required":["query"],"additionalProperties":false}'
+    )
+
+
+def test_renamed_parameter_is_passed_by_its_python_name() -> None:
+    assert Tool.from_function(overridden).invoke_sync('{"query": "ab", "n": 2}').text == "abab"
+
+
+# -- name and description -------------------------------------------------------------
+
+
+async def get_docket_async(case: str) -> str:
+    """Fetch a docket."""
+    return case
+
+
+def test_name_drops_a_trailing_async_suffix() -> None:
+    assert Tool.from_function(get_docket_async).spec.name == "get_docket"
+
+
+def test_explicit_name_and_description_win() -> None:
+    spec = Tool.from_function(get_docket_async, name="docket-v2", description="Explicit.").spec
+    assert (spec.name, spec.description) == ("docket-v2", "Explicit.")
+
+
+def undocumented(x: int) -> None:
+    return None
+
+
+def test_description_is_empty_without_docstring() -> None:
+    assert Tool.from_function(undocumented).spec.description == ""
+
+
+@pytest.mark.parametrize("name", ["a", "A-b_9", "x" * 64])
+def test_valid_names_are_kept(name: str) -> None:
+    assert make_tool(int, name=name).spec.name == name
+
+
+# -- output schema --------------------------------------------------------------------
+
+
+def returns_str() -> str:
+    return ""
+
+
+def returns_none() -> None:
+    return None
+
+
+def returns_unannotated():  # type: ignore[no-untyped-def]
+    return 1
+
+
+def returns_optional_str() -> str | None:
+    return None
+
+
+def returns_any() -> Any:
+    return 1
+
+
+def returns_part() -> TextPart:
+    return TextPart("x")
+
+
+def returns_parts() -> list[TextPart | ImagePart]:
+    return []
+
+
+def returns_json_part() -> JsonPart:
+    return JsonPart("{}")
+
+
+def returns_tool_result() -> ToolResult:
+    return ToolResult([])
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        returns_str,
+        returns_none,
+        returns_unannotated,
+        returns_optional_str,
+        returns_any,
+        returns_part,
+        returns_parts,
+        returns_json_part,
+        returns_tool_result,
+    ],
+)
+def test_text_none_and_content_parts_have_no_output_schema(fn: Any) -> None:
+    assert output_schema(fn) is None
+
+
+def returns_int() -> int:
+    return 1
+
+
+def returns_strings() -> list[str]:
+    return ["a"]
+
+
+def returns_point() -> Point:
+    return Point(1, 2)
+
+
+def returns_tree() -> Tree:
+    return Tree(label="root")
+
+
+def returns_optional_int() -> int | None:
+    return None
+
+
+@pytest.mark.parametrize(
+    ("fn", "expected"),
+    [
+        (returns_int, '{"type":"integer"}'),
+        (returns_strings, '{"type":"array","items":{"type":"string"}}'),
+        (returns_optional_int, '{"type":["integer","null"]}'),
+        (
+            returns_point,
+            '{"type":"object","description":"A point on a plane.","properties":'
+            '{"x":{"type":"number"},"y":{"type":"number","default":0.0}},'
+            '"required":["x"],"additionalProperties":false}',
+        ),
+    ],
+    ids=["int", "list_of_str", "optional_int", "dataclass"],
+)
+def test_structured_returns_have_an_output_schema(fn: Any, expected: str) -> None:
+    assert output_schema(fn) == expected
+
+
+def test_recursive_output_schema_carries_its_defs() -> None:
+    schema = json.loads(output_schema(returns_tree) or "null")
+    assert list(schema) == ["$ref", "$defs"]
+    assert list(schema["$defs"]) == ["Tree"]
+
+
+@tool(envelope=True)
+def enveloped(x: int) -> Point:
+    return Point(x, 0)
+
+
+def test_envelope_wraps_result_with_its_output_schema() -> None:
+    outcome = Tool.from_function(enveloped).invoke_sync('{"x": 2}')
+    assert outcome.text == (
+        '{"schema":{"$schema":"' + DRAFT_2020_12 + '","type":"object",'
+        '"description":"A point on a plane.","properties":{"x":{"type":"number"},'
+        '"y":{"type":"number","default":0.0}},"required":["x"],"additionalProperties":false},'
+        '"result":{"x":2,"y":0}}'
+    )
+
+
+# -- keyword order and metaschema, across the corpus -----------------------------------
+
+_RANK = {key: i for i, key in enumerate(KEY_ORDER)}
+
+
+def _fragments(schema: Any) -> Iterable[dict[str, Any]]:
+    """Every schema fragment inside `schema` (not property-name maps)."""
+    if not isinstance(schema, dict):
+        return
+    yield schema
+    for key in ("properties", "$defs"):
+        for sub in schema.get(key, {}).values():
+            yield from _fragments(sub)
+    for key in ("items", "additionalProperties"):
+        yield from _fragments(schema.get(key))
+    for key in ("prefixItems", "anyOf"):
+        for sub in schema.get(key, []):
+            yield from _fragments(sub)
+
+
+CORPUS_TOOLS = [Tool.from_function(fn) for fn in CORPUS]
+
+
+@pytest.mark.parametrize("t", CORPUS_TOOLS, ids=[t.name for t in CORPUS_TOOLS])
+def test_every_fragment_uses_the_canonical_keyword_order(t: Tool) -> None:
+    for schema in (t.spec.input_schema, t.spec.output_schema):
+        for part in _fragments(thaw(schema)):
+            keys = list(part)
+            assert all(k in _RANK for k in keys), keys
+            assert keys == sorted(keys, key=_RANK.__getitem__), keys
+
+
+@pytest.mark.parametrize("t", CORPUS_TOOLS, ids=[t.name for t in CORPUS_TOOLS])
+def test_every_output_schema_passes_the_metaschema(t: Tool) -> None:
+    if t.spec.output_schema is not None:
+        checked(t.spec.output_schema)
+
+
+def test_published_schemas_are_read_only() -> None:
+    with pytest.raises(TypeError):
+        Tool.from_function(returns_point).spec.input_schema["type"] = "array"  # type: ignore[index]
+
+
+# -- accepted values arrive as Python types ---------------------------------------------
+
+
+def everything(
+    when: dt.datetime,
+    day: dt.date,
+    at: dt.time,
+    span: dt.timedelta,
+    ident: uuid.UUID,
+    amount: decimal.Decimal,
+    color: Color,
+    priority: Priority,
+    point: Point,
+    address: Address,
+    pair: Span,
+    person: Person,
+    ids: set[int],
+    words: frozenset[str],
+    fixed: tuple[int, str],
+    rest: tuple[float, ...],
+    blob: bytes,
+    where: pathlib.Path,
+) -> None:
+    return None
+
+
+ARGS = {
+    "when": "2024-05-01T09:30:00.25+02:00",
+    "day": "2024-05-01",
+    "at": "09:30:00Z",
+    "span": "P1DT2H30M0.5S",
+    "ident": "123e4567-e89b-12d3-a456-426614174000",
+    "amount": 0.1,
+    "color": "red",
+    "priority": 3,
+    "point": {"x": 1, "y": 2.5},
+    "address": {"street": "Main St"},
+    "pair": {"start": 1},
+    "person": {"fullName": "Ann Lee", "age": 40},
+    "ids": [1, 2],
+    "words": ["a", "b"],
+    "fixed": [1, "a"],
+    "rest": [1, 2.5],
+    "blob": "aGVsbG8=",
+    "where": "docs/a.md",
+}
+
+
+def test_accepted_values_arrive_as_python_types() -> None:
+    value = Tool.from_function(everything).validate(json.dumps(ARGS))
+    plus_two = dt.timezone(dt.timedelta(hours=2))
+    assert value == {
+        "when": dt.datetime(2024, 5, 1, 9, 30, 0, 250000, tzinfo=plus_two),
+        "day": dt.date(2024, 5, 1),
+        "at": dt.time(9, 30, tzinfo=dt.timezone.utc),
+        "span": dt.timedelta(days=1, hours=2, minutes=30, seconds=0.5),
+        "ident": uuid.UUID("123e4567-e89b-12d3-a456-426614174000"),
+        "amount": decimal.Decimal("0.1"),
+        "color": Color.RED,
+        "priority": Priority.HIGH,
+        "point": Point(1.0, 2.5),
+        "address": {"street": "Main St"},
+        "pair": Span(1, 0),
+        "person": Person(fullName="Ann Lee", age=40),
+        "ids": {1, 2},
+        "words": frozenset({"a", "b"}),
+        "fixed": (1, "a"),
+        "rest": (1.0, 2.5),
+        "blob": b"hello",
+        "where": pathlib.Path("docs/a.md"),
+    }
+    assert type(value["amount"]) is decimal.Decimal
+    assert type(value["point"].x) is float
+
+
+def typed_echo(when: dt.datetime, ids: set[int], point: Point) -> str:
+    return f"{type(when).__name__} {type(ids).__name__} {type(point).__name__}"
+
+
+def test_the_function_receives_converted_values() -> None:
+    outcome = Tool.from_function(typed_echo).invoke_sync(
+        '{"when": "2024-05-01T09:30:00Z", "ids": [1], "point": {"x": 0}}'
+    )
+    assert outcome.text == "datetime set Point"
+
+
+def test_decimal_is_not_the_binary_float_expansion() -> None:
+    assert make_tool(decimal.Decimal).validate('{"x": 19.99}') == {"x": decimal.Decimal("19.99")}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="pydantic-core reads JSON numbers as binary64 before Decimal (docs/schema.md, Gaps)",
+)
+def test_decimal_keeps_every_digit() -> None:
+    value = make_tool(decimal.Decimal).validate('{"x": 12345678901234567890.123456789}')
+    assert value == {"x": decimal.Decimal("12345678901234567890.123456789")}
+
+
+def test_integer_accepts_an_integral_number() -> None:
+    value = make_tool(int).validate('{"x": 3.0}')
+    assert value == {"x": 3}
+    assert type(value["x"]) is int
+
+
+# -- the rules docs/schema.md promises ----------------------------------------------------
+
+REFUSED: list[tuple[str, Any, str]] = [
+    ("int_refuses_fraction", int, "1.5"),
+    ("int_refuses_true", int, "true"),
+    ("float_refuses_true", float, "true"),
+    ("bool_refuses_one", bool, "1"),
+    ("str_refuses_number", str, "1"),
+    ("decimal_refuses_numeric_string", decimal.Decimal, '"1.5"'),
+    ("date_time_needs_an_offset", dt.datetime, '"2024-05-01T09:30:00"'),
+    ("date_time_needs_the_t", dt.datetime, '"2024-05-01 09:30:00Z"'),
+    ("date_time_refuses_unix_time", dt.datetime, "1714555800"),
+    ("date_refuses_impossible_day", dt.date, '"2024-02-30"'),
+    ("time_needs_an_offset", dt.time, '"09:30:00"'),
+    ("duration_refuses_years", dt.timedelta, '"P1Y"'),
+    ("duration_refuses_months", dt.timedelta, '"P1M"'),
+    ("duration_refuses_seconds_as_number", dt.timedelta, "60"),
+    ("uuid_needs_hyphens", uuid.UUID, '"123e4567e89b12d3a456426614174000"'),
+    ("base64_needs_padding", bytes, '"aGVsbG8"'),
+    ("base64_refuses_url_safe_alphabet", bytes, '"-_-_"'),
+    ("set_refuses_duplicates", set[int], "[1, 1]"),
+    ("tuple_refuses_extra_items", tuple[int, str], '[1, "a", 2]'),
+    ("enum_refuses_other_values", Color, '"blue"'),
+    ("literal_refuses_true_for_one", Literal[1, 2], "true"),
+    ("closed_object_refuses_unknown_keys", Point, '{"x": 1, "z": 2}'),
+    ("dict_refuses_non_object", dict[str, int], "[]"),
+]
+
+
+@pytest.mark.parametrize(
+    ("annotation", "raw"), [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED]
+)
+def test_refused_by_schema_and_validator_alike(annotation: Any, raw: str) -> None:
+    t = make_tool(annotation)
+    instance = json.loads(f'{{"x": {raw}}}')
+    reference = Draft202012Validator(
+        thaw(t.spec.input_schema), format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
+    with pytest.raises(ValueError, match="Argument 'x"):
+        t.validate(f'{{"x": {raw}}}')
+    # base64 content is not a format, so the reference does not check it (test_agreement does).
+    if annotation is not bytes:
+        assert not reference.is_valid(instance)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ['{"x": 1, "x": 2}', '{"x": NaN}', '{"x": Infinity}', '{"x": -Infinity}'],
+    ids=["duplicate_keys", "nan", "infinity", "minus_infinity"],
+)
+def test_json_that_json_schema_cannot_see_is_refused(raw: str) -> None:
+    with pytest.raises(ValueError, match="Arguments for 'fn'"):
+        make_tool(float).validate(raw)
+
+
+def test_leap_second_is_refused() -> None:
+    """A known gap: RFC 3339 allows :60, datetime cannot hold it."""
+    with pytest.raises(ValueError, match="RFC 3339"):
+        make_tool(dt.datetime).validate('{"x": "2016-12-31T23:59:60Z"}')
+
+
+def test_duration_beyond_timedelta_is_refused() -> None:
+    """A known gap: the pattern allows any length, timedelta stops short of 10**9 days."""
+    t = make_tool(dt.timedelta)
+    assert t.validate('{"x": "P999999999D"}') == {"x": dt.timedelta(days=999999999)}
+    with pytest.raises(ValueError, match="shorter than 1000000000 days"):
+        t.validate('{"x": "P1000000000D"}')
+
+
+def test_long_durations_keep_their_microseconds() -> None:
+    value = make_tool(dt.timedelta).validate('{"x": "P99999999DT0.000001S"}')
+    assert value == {"x": dt.timedelta(days=99999999, microseconds=1)}
+
+
+def test_decimal_in_a_union_takes_a_numeric_string() -> None:
+    """A known gap: the string guard only covers Decimal alone or Optional[Decimal]."""
+    assert make_tool(decimal.Decimal | int).validate('{"x": "1.5"}') == {
+        "x": decimal.Decimal("1.5")
+    }
+
+
+def test_email_str_is_stricter_than_the_format() -> None:
+    """A known gap: pydantic wants a dotted domain; JSON Schema's email format does not."""
+    with pytest.raises(ValueError, match="valid email"):
+        make_tool(EmailStr).validate('{"x": "root@localhost"}')
+
+
+def test_sub_microsecond_fractions_are_truncated() -> None:
+    assert make_tool(dt.timedelta).validate('{"x": "PT0.0000019S"}') == {
+        "x": dt.timedelta(microseconds=1)
+    }
+    assert make_tool(dt.time).validate('{"x": "09:30:00.0000019Z"}') == {
+        "x": dt.time(9, 30, 0, 1, tzinfo=dt.timezone.utc)
+    }
+
+
+def test_pydantic_model_is_rebuilt_through_its_validators() -> None:
+    assert typing.get_type_hints(Person)  # the model resolves
+    with pytest.raises(ValueError, match=r"Argument 'x.age' must be less than or equal to 150"):
+        make_tool(Person).validate({"x": {"fullName": "A", "age": 200}})
