@@ -315,6 +315,51 @@ def headline(results: Mapping[str, Any], quick: bool) -> list[str]:
     return rows
 
 
+def behind(results: Mapping[str, Any], quick: bool) -> list[str]:
+    """Bullets: where pydantic beats toolcast at definition time, and why."""
+    del quick
+    out = []
+    cold = _cold_ratio(results)
+    warm = next(
+        (
+            r["ratio"]
+            for r in results.get("definition/warm", {}).get("rows", [])
+            if r["name"].startswith("toolcast `Tool")
+        ),
+        None,
+    )
+    figures = [f"cold {cold[0]:.2f}x" if cold else "", f"warm {warm:.2f}x" if warm else ""]
+    if (cold and cold[0] > TARGET) or (warm and warm > TARGET):
+        out.append(
+            f"- **Definition** ({', '.join(f for f in figures if f)} a `TypeAdapter`, aim "
+            f"≤ {TARGET:g}x): toolcast walks every annotation of every tool itself, and a "
+            "dataclass, TypedDict or model used by many tools is walked again for each "
+            "of them (pydantic keeps a model's core schema on the class); the output "
+            "schema is built eagerly too. toolcast builds a JSON Schema, which "
+            "`TypeAdapter(fn)` does not: against `TypeAdapter(fn).json_schema()` it is "
+            "well ahead (see the warm table)."
+        )
+    ours = [
+        r["import_ms"]
+        for k, r in results.items()
+        if k.startswith("definition/first/toolcast/") and r.get("status") == "ok"
+    ]
+    theirs = [
+        r["import_ms"]
+        for k, r in results.items()
+        if k.startswith("definition/first/pydantic/") and r.get("status") == "ok"
+    ]
+    if ours and theirs and median(ours) > median(theirs):
+        out.append(
+            f"- **Import** ({median(ours):.0f} ms against pydantic's {median(theirs):.0f} ms): "
+            "`import toolcast` loads asyncio, pydantic-core (with its `core_schema` "
+            "module), jiter and the docstring parser up front; pydantic defers most of "
+            "its modules to first use, so its first `TypeAdapter` pays for them instead "
+            "(compare the *import + first tool* column)."
+        )
+    return out
+
+
 def _cold_lines(results: Mapping[str, Any]) -> list[str]:
     ours, theirs = _cold(results, "toolcast"), _cold(results, "pydantic")
     ratio = _cold_ratio(results) or (float("nan"), float("nan"))

@@ -409,6 +409,50 @@ def render(results: Mapping[str, Any], quick: bool) -> str:
     return "\n".join(lines)
 
 
+def behind(results: Mapping[str, Any], quick: bool) -> list[str]:
+    """Bullets: where a peer or the floor beats toolcast per call, and why."""
+    del quick
+    out = []
+    pre = ""
+    breakdown = results.get("dispatch/breakdown", {})
+    if breakdown.get("status") == "ok":
+        rows = breakdown["rows"]
+        pre = (
+            f" In the breakdown, the strict pre-parse alone costs {rows[3]['ratio']:.2f}x the "
+            f"raw baseline and all argument handling {rows[2]['ratio']:.2f}x, of a whole call "
+            f"at {rows[1]['ratio']:.2f}x."
+        )
+    for kind in KINDS:
+        ours = _toolcast_row(results, kind)
+        if ours is None:
+            continue
+        ahead = []
+        for peer in PEERS:
+            result = results.get(f"dispatch/{kind}/{peer.key}", {})
+            rows = result.get("rows", [])
+            theirs = rows[2 if kind == "blocking" else 1] if len(rows) > 1 else None
+            if theirs is not None and theirs["ratio"] < ours["ratio"]:
+                ahead.append(f"{peer.label} ({theirs['ratio']:.2f}x)")
+        if not ahead:
+            continue
+        why = (
+            "toolcast parses the JSON twice: once with jiter to refuse what JSON Schema "
+            "cannot see and pydantic-core silently accepts (duplicate keys, NaN, "
+            "over-deep or oversized input), then validates from the text; and it wraps "
+            "every result in a `ToolOutcome` with content parts and text." + pre
+        )
+        if kind == "blocking":
+            why = (
+                "the ratios to a thread hop are within each other's quartiles here; the "
+                "hop dominates and its cost varies with the machine's load."
+            )
+        out.append(
+            f"- **Dispatch, {KIND_TITLES[kind]}**: toolcast at {ours['ratio']:.2f}x is behind "
+            f"{', '.join(ahead)}. Why: {why}"
+        )
+    return out
+
+
 _BASELINES = {
     "async": "`json.dumps(await fn(**json.loads(text)))`.",
     "nonblocking": "`json.dumps(fn(**json.loads(text)))`, called directly.",

@@ -59,6 +59,10 @@ def _one(
         return {"status": f"not available ({exc})"}
     import_ms = (perf() - t0) * 1e3
     format_tools = module.format_tools
+    import inspect
+
+    # Read, not assumed: whether this target's module deep-copies what it hands out.
+    deep_copies = "copy.deepcopy(" in inspect.getsource(module)
 
     def project(_: object) -> None:
         for chunk in chunks:
@@ -75,6 +79,8 @@ def _one(
         caught = sorted({str(w.message)[:200] for w in seen})
 
     specs = [t.spec for t in tools]
+    first, again = format_tools(tools[:1], **options), format_tools(tools[:1], **options)
+    shares_cache = bool(first) and _shares(first[0], again[0])
 
     def baseline(_: object) -> None:
         for start in range(0, size, CHUNK):
@@ -105,7 +111,24 @@ def _one(
         "baseline_us": base.us / size,
         "warm_ratio": warm.ratio,
         "warnings": caught,
+        "deep_copies": deep_copies,
+        "shares_cache": shares_cache,
     }
+
+
+def _shares(a: Any, b: Any) -> bool:
+    """True when two results of the same call hold the very same *mutable* dict or list.
+
+    Read-only containers (toolcast's frozen subclasses) may be shared safely.
+    """
+    if type(a) is dict and type(b) is dict:
+        return any(
+            (type(a[k]) in (dict, list) and a[k] is b.get(k)) or _shares(a[k], b.get(k))
+            for k in a
+        )
+    if isinstance(a, list) and isinstance(b, list):
+        return any(_shares(x, y) for x, y in zip(a, b, strict=False))
+    return False
 
 
 def work(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -151,6 +174,51 @@ def _runs(results: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
         if key in value["targets"]:
             runs.append(value["targets"][key])
     return runs
+
+
+def behind(results: Mapping[str, Any], quick: bool) -> list[str]:
+    """Bullets: targets whose cached (warm) projection costs more than the baseline."""
+    del quick
+    slow, copying, sharing = [], [], []
+    for key, module, options in TARGETS:
+        ok = [r for r in _runs(results, key) if r.get("status") == "ok"]
+        if not ok:
+            continue
+        if ok[0].get("shares_cache"):
+            sharing.append(module)
+        ratio = median([r["warm_ratio"] for r in ok])
+        if ratio > 1:
+            label = module + ("" if not options else f" ({', '.join(map(str, options.values()))})")
+            slow.append(f"{label} {ratio:.2f}x")
+            if ok[0].get("deep_copies"):
+                copying.append(module)
+    out = []
+    if sharing:
+        out.append(
+            f"- **Cheap for a reason** ({', '.join(sharing)}): two calls of `format_tools` "
+            "return definitions that share nested dicts with the projection cache, so they "
+            "cost almost nothing warm, and a caller that edits a returned definition "
+            "changes what later calls return."
+        )
+    if not slow:
+        return out
+    text = (
+        f"- **Warm projection** ({', '.join(slow)} the baseline): a cache hit still "
+        "costs more than building a fresh dict with a deep-copied schema."
+    )
+    if copying:
+        text += (
+            f" The modules of {', '.join(sorted(set(copying)))} hand out a "
+            "`copy.deepcopy` of every cached definition on every call, where the "
+            "baseline copies only the schema"
+        )
+        text += (
+            "; anthropic and bedrock also re-check the per-request strict caps each time, "
+            "and warn when they fall back to non-strict."
+            if {"anthropic", "bedrock"} & set(copying)
+            else "."
+        )
+    return [*out, text]
 
 
 def render(results: Mapping[str, Any], quick: bool) -> str:

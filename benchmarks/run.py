@@ -336,6 +336,22 @@ def _render(
     summary = _summary(modules, results, quick)
     if summary:
         lines += [summary, ""]
+    behind = [
+        bullet
+        for module in modules
+        if not isinstance(module, str) and hasattr(module, "behind")
+        for bullet in module.behind(results, quick)
+    ]
+    if behind:
+        lines += [
+            "## Where toolcast is not ahead, and why",
+            "",
+            "Written by the benchmark from this run's figures (the explanations are "
+            "fixed text, shown only when the figures call for them).",
+            "",
+            *behind,
+            "",
+        ]
     for module in modules:
         if isinstance(module, str):
             short = module.rsplit(".", 1)[-1]

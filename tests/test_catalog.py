@@ -5,29 +5,18 @@ from __future__ import annotations
 import contextvars
 import importlib
 import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from catalog_fixtures import documents, helpers, pkg, places
 from toolcast._catalog import Catalog, ToolSet, UnknownToolError
 from toolcast._decorator import tool
 from toolcast._discovery import FactoryResolver, FixedResolver, owner_class
 from toolcast._spec import ToolCall
 from toolcast._tool import Tool
 from toolcast.errors import CatalogError
-
-# Fixture modules are imported by name, as a host imports its own tool modules;
-# put tests/ on the path whatever pytest's import mode.
-_TESTS = str(Path(__file__).parent)
-if _TESTS not in sys.path:
-    sys.path.insert(0, _TESTS)
-
-places = importlib.import_module("catalog_fixtures.places")
-helpers = importlib.import_module("catalog_fixtures.helpers")
-documents = importlib.import_module("catalog_fixtures.documents")
-pkg = importlib.import_module("catalog_fixtures.pkg")
 
 
 def names(tools: Any) -> list[str]:

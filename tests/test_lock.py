@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import importlib
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from catalog_fixtures.lock import before
 from toolcast._catalog import Catalog
 from toolcast._lock import (
     LOCK_FORMAT,
@@ -27,12 +27,7 @@ from toolcast._lock import (
 )
 from toolcast.errors import CatalogError
 
-_TESTS = str(Path(__file__).parent)
-if _TESTS not in sys.path:
-    sys.path.insert(0, _TESTS)
-
 BEFORE = "catalog_fixtures.lock.before"
-before = importlib.import_module(BEFORE)
 
 
 @pytest.fixture

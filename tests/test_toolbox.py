@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
+from catalog_fixtures import documents
 from toolcast._catalog import Catalog
 from toolcast._decorator import tool
 from toolcast._discovery import FixedResolver
 from toolcast._toolbox import ToolboxOptions, toolbox, toolbox_options
 from toolcast.errors import CatalogError
-
-_TESTS = str(Path(__file__).parent)
-if _TESTS not in sys.path:
-    sys.path.insert(0, _TESTS)
-
-documents = importlib.import_module("catalog_fixtures.documents")
 
 INFO_KEYS = [
     "name",

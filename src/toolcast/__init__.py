@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
 from toolcast._arguments import Limits
-from toolcast._catalog import Catalog, ToolSet
+from toolcast._catalog import Catalog, ToolSet, UnknownToolError
 from toolcast._context import Injected, ToolContext
 from toolcast._decorator import Param, tool
 from toolcast._discovery import FactoryResolver, FixedResolver
@@ -42,6 +42,7 @@ __all__ = [
     "ToolSet",
     "ToolSpec",
     "ToolcastError",
+    "UnknownToolError",
     "UnsupportedSchemaError",
     "tool",
     "toolbox",

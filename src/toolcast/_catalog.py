@@ -767,12 +767,16 @@ class ToolSet:
         """Resolve `call.name` in this set and run it.
 
         Never raises for the call's failures: an unknown name is an
-        `unknown_tool` result.
+        `unknown_tool` result. Calls parsed from a strict projection carry
+        `provider_data["null_means_default"]`, which is honoured.
         """
         tool = self.get(call.name)
         if tool is None:
             return self.unknown_tool(call.name, call_id=call.id)
-        outcome = await tool.invoke(call.arguments, context=context, call_id=call.id)
+        outcome = await tool.invoke(
+            call.arguments, context=context, call_id=call.id,
+            null_means_default=_null_means_default(call),
+        )
         return _as_called(outcome, call)
 
     def invoke_sync(self, call: ToolCall, *, context: ToolContext | None = None) -> ToolOutcome:
@@ -780,7 +784,10 @@ class ToolSet:
         tool = self.get(call.name)
         if tool is None:
             return self.unknown_tool(call.name, call_id=call.id)
-        outcome = tool.invoke_sync(call.arguments, context=context, call_id=call.id)
+        outcome = tool.invoke_sync(
+            call.arguments, context=context, call_id=call.id,
+            null_means_default=_null_means_default(call),
+        )
         return _as_called(outcome, call)
 
     # -- toolboxes ------------------------------------------------------------------
@@ -825,3 +832,7 @@ def _as_called(outcome: ToolOutcome, call: ToolCall) -> ToolOutcome:
     if outcome.tool_name == call.name:
         return outcome
     return replace(outcome, tool_name=call.name)
+
+
+def _null_means_default(call: ToolCall) -> bool:
+    return bool(call.provider_data.get("null_means_default", False))

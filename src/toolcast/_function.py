@@ -119,8 +119,10 @@ def analyse(fn: Callable[..., Any], options: ToolOptions, *, bound: bool, lenien
     """Read `fn`'s signature, hints and docstring; raise ToolDefinitionError on problems."""
     qualname = getattr(fn, "__qualname__", repr(fn))
     problems: list[DefinitionProblem] = []
-    name = options.name or _default_name(fn)
+    name = options.name if options.name is not None else _default_name(fn)
     check_name(name, problems)
+    for alias in options.aliases:
+        check_name(alias, problems)
     doc = parse_docstring(inspect.getdoc(fn))
     description = options.description if options.description is not None else doc.description
     hints = _hints(fn, qualname, problems)

@@ -15,7 +15,14 @@ from typing import Any, Literal
 
 from pydantic_core import CoreConfig, PydanticCustomError, SchemaValidator, core_schema as cs, to_json
 
-from toolcast._schema import _INT_BASE, SchemaBuilder, _parse_date, _parse_datetime, _parse_duration, _parse_time, _parse_uuid
+from toolcast._schema import (
+    _INT_BASE,
+    SchemaBuilder,
+    _parse_date,
+    _parse_datetime,
+    _parse_time,
+    _parse_uuid,
+)
 from toolcast.errors import DefinitionProblem, ToolDefinitionError
 
 __all__ = ("CompiledSchema", "compile_schema")
@@ -42,11 +49,20 @@ def _matching(regex: re.Pattern[str], kind: str) -> Callable[[str], str]:
     return check
 
 
+# RFC 3339 appendix A durations (years and months too: values stay strings here, so
+# timedelta's limits do not apply), with a decimal fraction allowed on seconds.
+_TIME_PART = r"T(?=[0-9])(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?"
+_DURATION = re.compile(
+    rf"P(?:[0-9]+W|(?=[0-9]+[YMD])(?:[0-9]+Y)?(?:[0-9]+M)?(?:[0-9]+D)?(?:{_TIME_PART})?"
+    rf"|{_TIME_PART})\Z"
+)
+
+
 _FORMATS: dict[str, Callable[[str], Any]] = {
     "date-time": _parse_datetime,
     "date": _parse_date,
     "time": _parse_time,
-    "duration": _parse_duration,
+    "duration": _matching(_DURATION, "ISO 8601 duration"),
     "uuid": _parse_uuid,
     "email": _matching(_EMAIL, "email"),
     "uri": _matching(_URI, "uri"),
@@ -217,6 +233,14 @@ class _Compiler:
         if kind == "array":
             lengths = {"min_length": s.get("minItems"), "max_length": s.get("maxItems")}
             if "prefixItems" in s:
+                if s.get("minItems", 0) < len(s["prefixItems"]):
+                    # pydantic-core's tuples need every leading item; a shorter array,
+                    # valid JSON Schema, would be refused.
+                    return self.fail(
+                        path, "unsupported-keyword",
+                        f'prefixItems needs "minItems": {len(s["prefixItems"])} or more '
+                        "(shorter arrays cannot be validated).",
+                    )
                 parts = [self.compile(p, f"{path}/prefixItems/{i}") for i, p in enumerate(s["prefixItems"])]
                 items = [c for c, _ in parts]
                 depths = [d for _, d in parts]

@@ -468,7 +468,9 @@ class Tool:
                 "exception", message, tool_name=self.spec.name, call_id=call_id, exception=exc
             )
         if self.spec.deprecated is not None and not outcome.is_error:
-            note = f"Note: tool '{self.spec.name}' is deprecated: {self.spec.deprecated}"
+            reason = self.spec.deprecated.strip().rstrip(".")
+            note = f"Note: tool '{self.spec.name}' is deprecated"
+            note += f": {reason}." if reason else "."
             if self.spec.replaced_by:
                 note += f" Use '{self.spec.replaced_by}' instead."
             parts = (*outcome.content, TextPart(note))
