@@ -17,7 +17,7 @@ import pytest
 from corpus import CORPUS
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from hypothesis_jsonschema import from_schema
-from jsonschema import Draft202012Validator, validators
+from jsonschema import Draft202012Validator, exceptions, validators
 
 from toolcast import Tool
 from toolcast._frozen import thaw
@@ -31,7 +31,7 @@ def _base64(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
         try:
             base64.b64decode(instance, validate=True)
         except (binascii.Error, ValueError):
-            yield validators.ValidationError(f"{instance!r} is not base64")
+            yield exceptions.ValidationError(f"{instance!r} is not base64")
 
 
 Reference = validators.extend(Draft202012Validator, {"contentEncoding": _base64})

@@ -16,7 +16,7 @@ from toolcast._decorator import tool
 from toolcast._discovery import FactoryResolver, FixedResolver, owner_class
 from toolcast._spec import ToolCall
 from toolcast._tool import Tool
-from toolcast.errors import CatalogError
+from toolcast.errors import CatalogError, ToolDefinitionError
 
 
 def names(tools: Any) -> list[str]:
@@ -367,8 +367,10 @@ def test_an_alias_that_is_not_a_valid_tool_name_is_refused() -> None:
     def find(query: str) -> str:
         return query
 
-    with pytest.raises(CatalogError, match=r"Alias 'find places' of tool 'find'"):
+    # Refused when the tool is defined, before any catalog sees it.
+    with pytest.raises(ToolDefinitionError, match=r"alias 'find places' must match") as info:
         Catalog([find])
+    assert info.value.codes == ("invalid-alias",)
 
 
 def test_a_tool_may_alias_its_own_name_in_another_case() -> None:

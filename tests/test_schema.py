@@ -704,6 +704,16 @@ def test_renamed_parameter_is_passed_by_its_python_name() -> None:
     assert Tool.from_function(overridden).invoke_sync('{"query": "ab", "n": 2}').text == "abab"
 
 
+def positional(a: int, b: int = 2, /, *, c: int = 3) -> str:
+    return f"{a}{b}{c}"
+
+
+def test_positional_only_parameters_are_named_in_the_schema_and_called_positionally() -> None:
+    t = Tool.from_function(positional)
+    assert list(t.spec.input_schema["properties"]) == ["a", "b", "c"]
+    assert t.invoke_sync('{"a": 1, "c": 9}').text == "129"
+
+
 # -- name and description -------------------------------------------------------------
 
 
@@ -1000,6 +1010,16 @@ def test_integer_accepts_an_integral_number() -> None:
     value = make_tool(int).validate('{"x": 3.0}')
     assert value == {"x": 3}
     assert type(value["x"]) is int
+
+
+def test_integer_accepts_integral_numbers_beyond_64_bits() -> None:
+    assert make_tool(int).validate('{"x": 1e19}') == {"x": 10**19}
+    assert make_tool(int).validate('{"x": 100000000000000000000000}') == {"x": 10**23}
+
+
+def test_integer_written_as_a_float_is_the_floats_value() -> None:
+    """A known gap: 1e23 is read through a binary float, so it is not exactly 10**23."""
+    assert make_tool(int).validate('{"x": 1e23}') == {"x": int(1e23)} != {"x": 10**23}
 
 
 # -- the rules docs/schema.md promises ----------------------------------------------------

@@ -42,9 +42,7 @@ _SECTIONS = [
     ),
 ]
 _GOOGLE = google.GoogleParser(_SECTIONS)
-_TITLE = re.compile(
-    "(?:" + "|".join(re.escape(s.title) for s in _SECTIONS) + r"):[ \t]*\Z"
-)
+_TITLE = re.compile("(?:" + "|".join(re.escape(s.title) for s in _SECTIONS) + r"):[ \t]*\Z")
 
 
 def _parse(text: str) -> docstring_parser.Docstring:

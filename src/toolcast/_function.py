@@ -60,13 +60,14 @@ class Analysis:
     is_async: bool
 
 
-def check_name(name: str, problems: list[DefinitionProblem]) -> None:
-    """Record a problem when `name` is not a valid tool name."""
+def check_name(name: str, problems: list[DefinitionProblem], *, kind: str = "tool name") -> None:
+    """Record a problem when `name` is not a valid tool name (or alias)."""
     if not NAME_PATTERN.match(name):
         problems.append(
             DefinitionProblem(
-                "invalid-name", "",
-                f"tool name {name!r} must match ^[A-Za-z0-9_-]{{1,64}}$ "
+                "invalid-alias" if kind == "alias" else "invalid-name",
+                "",
+                f"{kind} {name!r} must match ^[A-Za-z0-9_-]{{1,64}}$ "
                 "(letters, digits, '_' and '-', at most 64 characters).",
             )
         )
@@ -103,10 +104,11 @@ def _hints(
             hints.update(
                 typing_extensions.get_type_hints(one, globalns=globalns, include_extras=True)
             )
-        except Exception as exc:  # noqa: BLE001 - reported as a problem
+        except Exception as exc:
             problems.append(
                 DefinitionProblem(
-                    "unresolved-annotation", name,
+                    "unresolved-annotation",
+                    name,
                     f"annotation {annotation!r} could not be resolved ({exc}); "
                     "define the type at module level or import it outside TYPE_CHECKING.",
                 )
@@ -115,21 +117,25 @@ def _hints(
     return hints
 
 
-def analyse(fn: Callable[..., Any], options: ToolOptions, *, bound: bool, lenient_nulls: bool = False) -> Analysis:
+def analyse(
+    fn: Callable[..., Any], options: ToolOptions, *, bound: bool, lenient_nulls: bool = False
+) -> Analysis:
     """Read `fn`'s signature, hints and docstring; raise ToolDefinitionError on problems."""
     qualname = getattr(fn, "__qualname__", repr(fn))
     problems: list[DefinitionProblem] = []
     name = options.name if options.name is not None else _default_name(fn)
     check_name(name, problems)
     for alias in options.aliases:
-        check_name(alias, problems)
+        check_name(alias, problems, kind="alias")
     doc = parse_docstring(inspect.getdoc(fn))
     description = options.description if options.description is not None else doc.description
     hints = _hints(fn, qualname, problems)
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
-        raise ToolDefinitionError(qualname, [DefinitionProblem("no-signature", "", str(exc))]) from None
+        raise ToolDefinitionError(
+            qualname, [DefinitionProblem("no-signature", "", str(exc))]
+        ) from None
 
     params = list(signature.parameters.values())
     needs_receiver = False
@@ -150,18 +156,44 @@ def analyse(fn: Callable[..., Any], options: ToolOptions, *, bound: bool, lenien
     for param in params:
         path = param.name
         if param.kind is param.VAR_POSITIONAL:
-            problems.append(DefinitionProblem("var-positional", path, f"*{param.name} cannot be described to a model; use a list parameter."))
+            problems.append(
+                DefinitionProblem(
+                    "var-positional",
+                    path,
+                    f"*{param.name} cannot be described to a model; use a list parameter.",
+                )
+            )
             continue
         if param.kind is param.VAR_KEYWORD:
-            problems.append(DefinitionProblem("var-keyword", path, f"**{param.name} cannot be described to a model; declare each argument, or take a dict parameter."))
+            problems.append(
+                DefinitionProblem(
+                    "var-keyword",
+                    path,
+                    f"**{param.name} cannot be described to a model; declare each argument, "
+                    "or take a dict parameter.",
+                )
+            )
             continue
         if param.name not in hints:
-            problems.append(DefinitionProblem("missing-annotation", path, "parameter has no type annotation; annotate it (use typing.Any to accept any JSON value)."))
+            problems.append(
+                DefinitionProblem(
+                    "missing-annotation",
+                    path,
+                    "parameter has no type annotation; annotate it "
+                    "(use typing.Any to accept any JSON value).",
+                )
+            )
             continue
         annotation = hints[param.name]
         if _is_context(annotation):
             if context_param is not None:
-                problems.append(DefinitionProblem("duplicate-context", path, f"only one ToolContext parameter is allowed (already '{context_param}')."))
+                problems.append(
+                    DefinitionProblem(
+                        "duplicate-context",
+                        path,
+                        f"only one ToolContext parameter is allowed (already '{context_param}').",
+                    )
+                )
             context_param = param.name
             if param.kind is param.POSITIONAL_ONLY:
                 positional.append((param.name, MISSING))
@@ -181,20 +213,38 @@ def analyse(fn: Callable[..., Any], options: ToolOptions, *, bound: bool, lenien
         override = overrides.get(param.name, Param())
         key = override.name or meta.alias or param.name
         if key in seen_keys:
-            problems.append(DefinitionProblem("duplicate-name", path, f"model-visible name {key!r} is already used by '{seen_keys[key]}'."))
+            problems.append(
+                DefinitionProblem(
+                    "duplicate-name",
+                    path,
+                    f"model-visible name {key!r} is already used by '{seen_keys[key]}'.",
+                )
+            )
         seen_keys[key] = param.name
         required = default is param.empty and meta.default_factory is None
         param_doc = override.description or meta.description or doc.params.get(param.name)
         meta_for_type = type(meta)(constraints=dict(meta.constraints))
         fields.append(
-            FieldDef(key, param.name, base, required, MISSING if default is param.empty else default, param_doc, meta_for_type)
+            FieldDef(
+                key,
+                param.name,
+                base,
+                required,
+                MISSING if default is param.empty else default,
+                param_doc,
+                meta_for_type,
+            )
         )
         if param.kind is param.POSITIONAL_ONLY:
             positional.append((param.name, MISSING if default is param.empty else default))
 
     unknown = sorted(set(overrides) - {p.name for p in params})
     for key in unknown:
-        problems.append(DefinitionProblem("unknown-param-override", key, f"params= names '{key}', which is not a parameter."))
+        problems.append(
+            DefinitionProblem(
+                "unknown-param-override", key, f"params= names '{key}', which is not a parameter."
+            )
+        )
 
     node = builder.object_node(fields, "", construct=None, description=None)
     input_schema = dict(node.json)
@@ -209,10 +259,21 @@ def analyse(fn: Callable[..., Any], options: ToolOptions, *, bound: bool, lenien
     if problems:
         raise ToolDefinitionError(qualname, _in_signature_order(problems, params, seen_keys))
 
-    is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+    # A callable object is async when its __call__ is (callable() cannot tell).
+    call = getattr(fn, "__call__", None)  # noqa: B004
+    is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
     plan = CallPlan(tuple(positional), context_param, tuple(injected), needs_receiver)
-    return Analysis(name, description, input_schema, output_schema, node, tuple(fields), plan,
-                    builder.needs_python_regex, is_async)
+    return Analysis(
+        name,
+        description,
+        input_schema,
+        output_schema,
+        node,
+        tuple(fields),
+        plan,
+        builder.needs_python_regex,
+        is_async,
+    )
 
 
 def _in_signature_order(

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic_core import CoreConfig, PydanticCustomError, SchemaValidator, core_schema as cs, to_json
+from pydantic_core import CoreConfig, PydanticCustomError, SchemaValidator, to_json
+from pydantic_core import core_schema as cs
 
 from toolcast._schema import (
     _INT_BASE,
@@ -137,42 +138,61 @@ class _Compiler:
             return self.fail(path, "invalid-schema", f"expected a schema object, got {schema!r}.")
         unknown = sorted(set(schema) - _KNOWN)
         if unknown:
-            return self.fail(path, "unsupported-keyword", f"keywords {', '.join(unknown)} are not supported by toolcast's validator.")
+            return self.fail(
+                path,
+                "unsupported-keyword",
+                f"keywords {', '.join(unknown)} are not supported by toolcast's validator.",
+            )
         if "$ref" in schema:
             ref = schema["$ref"]
             if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
-                return self.fail(path, "unsupported-ref", f"only local '#/$defs/Name' references are supported, not {ref!r}.")
+                return self.fail(
+                    path,
+                    "unsupported-ref",
+                    f"only local '#/$defs/Name' references are supported, not {ref!r}.",
+                )
             self.refs.add(ref.rsplit("/", 1)[-1])
             ref_core = cs.definition_reference_schema(ref.rsplit("/", 1)[-1])
             return self._and_siblings(ref_core, None, schema, "$ref", path)
         if "anyOf" in schema:
             parts = [self.compile(s, f"{path}/anyOf/{i}") for i, s in enumerate(schema["anyOf"])]
             depths = [d for _, d in parts]
-            core = cs.union_schema([c for c, _ in parts], custom_error_type="union_mismatch",
-                                   custom_error_message="must match one of the allowed shapes")
+            core = cs.union_schema(
+                [c for c, _ in parts],
+                custom_error_type="union_mismatch",
+                custom_error_message="must match one of the allowed shapes",
+            )
             depth = None if None in depths else max(d for d in depths if d is not None)
             return self._and_siblings(core, depth, schema, "anyOf", path)
         if "enum" in schema or "const" in schema:
             key = "enum" if "enum" in schema else "const"
             values = tuple(schema["enum"]) if key == "enum" else (schema["const"],)
             if any(isinstance(v, (dict, list)) for v in values):
-                return self.fail(path, "unsupported-keyword", "enum/const values must be JSON scalars.")
-            return self._and_siblings(self.literals._literal(values, path).core, 0, schema, key, path)
+                return self.fail(
+                    path, "unsupported-keyword", "enum/const values must be JSON scalars."
+                )
+            return self._and_siblings(
+                self.literals._literal(values, path).core, 0, schema, key, path
+            )
         kind = schema.get("type")
         if kind is None:
             untyped = sorted(set(schema) - _ANNOTATIONS)
             if untyped:
                 # They would constrain only values of their own type; say which.
-                return self.fail(path, "missing-type", f"keywords {', '.join(untyped)} need a \"type\".")
+                return self.fail(
+                    path, "missing-type", f'keywords {", ".join(untyped)} need a "type".'
+                )
             return cs.any_schema(), None
         kinds = kind if isinstance(kind, list) else [kind]
         compiled = [self._typed(k, schema, path) for k in kinds]
         if len(compiled) == 1:
             return compiled[0]
         depths = [d for _, d in compiled]
-        return cs.union_schema([c for c, _ in compiled], custom_error_type="union_mismatch",
-                               custom_error_message=f"must be one of: {', '.join(kinds)}"), (
-            None if None in depths else max(d for d in depths if d is not None))
+        return cs.union_schema(
+            [c for c, _ in compiled],
+            custom_error_type="union_mismatch",
+            custom_error_message=f"must be one of: {', '.join(kinds)}",
+        ), (None if None in depths else max(d for d in depths if d is not None))
 
     def _and_siblings(
         self, core: cs.CoreSchema, depth: int | None, schema: dict[str, Any], key: str, path: str
@@ -186,8 +206,17 @@ class _Compiler:
         return cs.chain_schema([first, core]), both
 
     def _typed(self, kind: str, s: dict[str, Any], path: str) -> tuple[cs.CoreSchema, int | None]:
-        num = {k: s[v] for k, v in (("ge", "minimum"), ("le", "maximum"), ("gt", "exclusiveMinimum"),
-                                      ("lt", "exclusiveMaximum"), ("multiple_of", "multipleOf")) if v in s}
+        num = {
+            k: s[v]
+            for k, v in (
+                ("ge", "minimum"),
+                ("le", "maximum"),
+                ("gt", "exclusiveMinimum"),
+                ("lt", "exclusiveMaximum"),
+                ("multiple_of", "multipleOf"),
+            )
+            if v in s
+        }
         if kind == "integer":
             core: cs.CoreSchema = _INT_BASE
             if num:
@@ -210,21 +239,26 @@ class _Compiler:
                         re.compile(pattern)
                     except re.error as exc:
                         return self.fail(
-                            path, "invalid-pattern",
+                            path,
+                            "invalid-pattern",
                             f"pattern {pattern!r} is not a regular expression ({exc}).",
                         )
                     engine = "python-re"  # on the field itself: a config does not reach it
                     self.python_regex = True
             core = cs.str_schema(
-                strict=True, min_length=s.get("minLength"), max_length=s.get("maxLength"),
-                pattern=pattern, regex_engine=engine,
+                strict=True,
+                min_length=s.get("minLength"),
+                max_length=s.get("maxLength"),
+                pattern=pattern,
+                regex_engine=engine,
             )
             fmt = s.get("format")
             if fmt is not None:
                 parse = _FORMATS.get(fmt)
                 if parse is None:
                     return self.fail(
-                        path, "unsupported-format",
+                        path,
+                        "unsupported-format",
                         f"format {fmt!r} cannot be checked (supported: {', '.join(_FORMATS)}); "
                         "remove it or use a pattern.",
                     )
@@ -237,11 +271,15 @@ class _Compiler:
                     # pydantic-core's tuples need every leading item; a shorter array,
                     # valid JSON Schema, would be refused.
                     return self.fail(
-                        path, "unsupported-keyword",
+                        path,
+                        "unsupported-keyword",
                         f'prefixItems needs "minItems": {len(s["prefixItems"])} or more '
                         "(shorter arrays cannot be validated).",
                     )
-                parts = [self.compile(p, f"{path}/prefixItems/{i}") for i, p in enumerate(s["prefixItems"])]
+                parts = [
+                    self.compile(p, f"{path}/prefixItems/{i}")
+                    for i, p in enumerate(s["prefixItems"])
+                ]
                 items = [c for c, _ in parts]
                 depths = [d for _, d in parts]
                 if s.get("items", True) is False:
@@ -267,21 +305,31 @@ class _Compiler:
             required = set(s.get("required", ()))
             extra = s.get("additionalProperties", True)
             fields: dict[str, cs.TypedDictField] = {}
-            depths: list[int | None] = []
+            depths = []
             for key, sub in props.items():
                 core, depth = self.compile(sub, f"{path}/properties/{key}")
                 fields[key] = cs.typed_dict_field(core, required=key in required)
                 depths.append(depth)
             missing = sorted(required - set(props))
             if missing and extra is False:
-                return self.fail(path, "invalid-schema", f"required names {missing} are not in properties.")
+                return self.fail(
+                    path, "invalid-schema", f"required names {missing} are not in properties."
+                )
             if extra is False:
                 core = cs.typed_dict_schema(fields, extra_behavior="forbid", strict=True)
             else:
-                extras, depth = (None, None) if extra is True else self.compile(extra, f"{path}/additionalProperties")
+                extras, depth = (
+                    (None, None)
+                    if extra is True
+                    else self.compile(extra, f"{path}/additionalProperties")
+                )
                 depths.append(depth)
-                core = cs.typed_dict_schema(fields, extra_behavior="allow", extras_schema=extras, strict=True)
-            depth = None if None in depths else 1 + max((d for d in depths if d is not None), default=0)
+                core = cs.typed_dict_schema(
+                    fields, extra_behavior="allow", extras_schema=extras, strict=True
+                )
+            depth = (
+                None if None in depths else 1 + max((d for d in depths if d is not None), default=0)
+            )
             return core, depth
         return self.fail(path, "invalid-schema", f"unknown type {kind!r}.")
 
@@ -292,8 +340,11 @@ def compile_schema(name: str, schema: dict[str, Any]) -> CompiledSchema:
 
     compiler = _Compiler(name, schema)
     check_name(name, compiler.problems)
-    if not isinstance(schema, dict) or schema.get("type") != "object":
-        compiler.problems.append(DefinitionProblem("root-not-object", "", "the input schema must have \"type\": \"object\"."))
+    root: Any = schema  # a caller may pass anything; say what is wrong
+    if not isinstance(root, dict) or root.get("type") != "object":
+        compiler.problems.append(
+            DefinitionProblem("root-not-object", "", 'the input schema must have "type": "object".')
+        )
         raise ToolDefinitionError(name, compiler.problems)
     core, depth = compiler.compile(schema, "")
     definitions = []
@@ -302,7 +353,9 @@ def compile_schema(name: str, schema: dict[str, Any]) -> CompiledSchema:
         definitions.append({**sub_core, "ref": key})
     unknown_refs = sorted(compiler.refs - set(schema.get("$defs") or {}))
     for ref in unknown_refs:
-        compiler.problems.append(DefinitionProblem("unsupported-ref", "", f"'#/$defs/{ref}' is not defined."))
+        compiler.problems.append(
+            DefinitionProblem("unsupported-ref", "", f"'#/$defs/{ref}' is not defined.")
+        )
     compiler.problems.extend(compiler.literals.problems)
     if compiler.problems:
         raise ToolDefinitionError(name, compiler.problems)

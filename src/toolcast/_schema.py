@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import typing_extensions
-from pydantic_core import PydanticCustomError, core_schema as cs
+from pydantic_core import PydanticCustomError
+from pydantic_core import core_schema as cs
 
 from toolcast._context import Injected
 from toolcast._docstring import parse_docstring
@@ -46,13 +47,36 @@ __all__ = (
     "split_annotated",
 )
 
-KEY_ORDER = (
-    "type format description enum const minimum exclusiveMinimum maximum "
-    "exclusiveMaximum multipleOf minLength maxLength pattern contentEncoding items "
-    "prefixItems minItems maxItems uniqueItems properties required "
-    "additionalProperties anyOf $ref default $defs"
-).split()
+KEY_ORDER = [
+    "type",
+    "format",
+    "description",
+    "enum",
+    "const",
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "contentEncoding",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "properties",
+    "required",
+    "additionalProperties",
+    "anyOf",
+    "$ref",
+    "default",
+    "$defs",
+]
 _RANK = {key: rank for rank, key in enumerate(KEY_ORDER)}
+
 
 class _Missing:
     def __repr__(self) -> str:
@@ -234,9 +258,7 @@ def _parse_datetime(value: str) -> dt.datetime:
         if m is None:
             raise ValueError
         y, mo, d, h, mi, s, frac, tz = m.groups()
-        return dt.datetime(
-            int(y), int(mo), int(d), int(h), int(mi), int(s), _micro(frac), _tz(tz)
-        )
+        return dt.datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), _micro(frac), _tz(tz))
     except ValueError:
         raise _format_error("an RFC 3339 date-time", "2024-05-01T09:30:00Z") from None
 
@@ -268,7 +290,9 @@ _TIME_UNITS = {"H": 3600, "M": 60, "S": 1}
 
 def _parse_duration(value: str) -> dt.timedelta:
     if not _DURATION_RE.match(value):
-        raise _format_error("an ISO 8601 duration in weeks, days, hours, minutes, seconds", "P1DT2H")
+        raise _format_error(
+            "an ISO 8601 duration in weeks, days, hours, minutes, seconds", "P1DT2H"
+        )
     date_part, _, time_part = value[1:].partition("T")
     # Exact decimal arithmetic (floats lose microseconds on long durations);
     # digits beyond microseconds are dropped, as for date-time fractions.
@@ -282,7 +306,9 @@ def _parse_duration(value: str) -> dt.timedelta:
     try:
         return dt.timedelta(microseconds=int(seconds * 1_000_000))
     except OverflowError:
-        raise PydanticCustomError("format", "must be a duration shorter than 1000000000 days") from None
+        raise PydanticCustomError(
+            "format", "must be a duration shorter than 1000000000 days"
+        ) from None
 
 
 def _parse_uuid(value: str) -> uuid.UUID:
@@ -317,9 +343,21 @@ def _unique(kind: Callable[[Any], Any]) -> Callable[[list[Any]], Any]:
     return check
 
 
+def _integral(value: float) -> int:
+    # int_schema's own float conversion stops at 2**63; JSON Schema has no such limit.
+    if not value.is_integer():
+        raise PydanticCustomError("int_from_float", "must be an integer")
+    return int(value)
+
+
 _INT_BASE = cs.union_schema(
     # JSON Schema counts 1.0 as an integer; strict int alone would refuse it.
-    [cs.int_schema(strict=True), cs.chain_schema([cs.float_schema(strict=True), cs.int_schema()])],
+    [
+        cs.int_schema(strict=True),
+        cs.no_info_after_validator_function(
+            _integral, cs.float_schema(strict=True, allow_inf_nan=False)
+        ),
+    ],
     custom_error_type="int_type",
     mode="left_to_right",
 )
@@ -352,7 +390,7 @@ def _is_model(tp: Any) -> bool:
 def _class_doc(cls: type) -> str | None:
     doc = cls.__dict__.get("__doc__")
     # dataclasses and NamedTuple invent a signature-like docstring; it says nothing.
-    if not doc or doc.startswith(f"{cls.__name__}("):
+    if not isinstance(doc, str) or not doc or doc.startswith(f"{cls.__name__}("):
         return None
     return doc
 
@@ -407,8 +445,10 @@ class SchemaBuilder:
             return self._union(args, path, meta)
         if isinstance(tp, typing.TypeVar):
             return self.problem(
-                "type-var", path, f"type variable {tp.__name__} cannot become a schema; "
-                "use a concrete type (generic functions are not tools)."
+                "type-var",
+                path,
+                f"type variable {tp.__name__} cannot become a schema; "
+                "use a concrete type (generic functions are not tools).",
             )
         if isinstance(tp, typing_extensions.TypeAliasType):
             return self.node(tp.__value__, path, meta)
@@ -416,7 +456,8 @@ class SchemaBuilder:
             return self.node(tp.__supertype__, path, meta)
         if isinstance(tp, (str, typing.ForwardRef)):
             return self.problem(
-                "unresolved-annotation", path,
+                "unresolved-annotation",
+                path,
                 f"annotation {tp!r} could not be resolved; define the type at module level.",
             )
         scalar = self._scalar(tp, path)
@@ -428,7 +469,8 @@ class SchemaBuilder:
         if _is_typeddict(tp) or dataclasses.is_dataclass(tp) or _is_namedtuple(tp) or _is_model(tp):
             return self._object(tp, path)
         return self.problem(
-            "unsupported-type", path,
+            "unsupported-type",
+            path,
             f"type {_type_name(tp)} has no JSON Schema; use a dataclass, TypedDict, "
             "pydantic model, or a builtin type.",
         )
@@ -445,7 +487,7 @@ class SchemaBuilder:
         if tp is float:
             return Node({"type": "number"}, cs.float_schema(strict=True, allow_inf_nan=False))
         if tp is decimal.Decimal:
-            core = cs.decimal_schema(strict=True, allow_inf_nan=False)
+            core: cs.CoreSchema = cs.decimal_schema(strict=True, allow_inf_nan=False)
             return Node({"type": "number"}, core, guards=((),))
         if tp is str:
             return Node({"type": "string"}, cs.str_schema(strict=True))
@@ -476,13 +518,13 @@ class SchemaBuilder:
         name = tp.__name__
         if name == "EmailStr" or name == "NameEmail":
             fmt = "email"
-        elif name.endswith("Url") or name.endswith("Dsn"):
+        elif name.endswith(("Url", "Dsn")):
             fmt = "uri"
         else:
             return None
         from pydantic import TypeAdapter
 
-        adapter = TypeAdapter(tp)
+        adapter: TypeAdapter[Any] = TypeAdapter(tp)
 
         def parse(value: str) -> Any:
             try:
@@ -497,12 +539,17 @@ class SchemaBuilder:
         bad = [v for v in values if not isinstance(v, (str, int, float, bool)) or v is None]
         if bad or not values:
             return self.problem(
-                "enum-values", path,
+                "enum-values",
+                path,
                 f"enum {tp.__name__} must have str, int, float or bool member values "
                 f"(got {bad!r}).",
             )
         types_ = {_json_type(v) for v in values}
-        sub = {"string": "str", "integer": "int", "number": "float"}.get(types_.pop()) if len(types_) == 1 else None
+        sub = (
+            {"string": "str", "integer": "int", "number": "float"}.get(types_.pop())
+            if len(types_) == 1
+            else None
+        )
         json: dict[str, Any] = {"enum": values}
         if sub is not None:
             json = {"type": {"str": "string", "int": "integer", "float": "number"}[sub], **json}
@@ -517,9 +564,15 @@ class SchemaBuilder:
         flat: list[Any] = []
         for value in values:  # Literal[Color.RED] and nested Literals
             flat.append(value)
-        bad = [v for v in flat if not isinstance(v, (str, int, float, bool, enum.Enum)) and v is not None]
+        bad = [
+            v
+            for v in flat
+            if not isinstance(v, (str, int, float, bool, enum.Enum)) and v is not None
+        ]
         if bad:
-            return self.problem("literal-values", path, f"literal values {bad!r} are not JSON scalars.")
+            return self.problem(
+                "literal-values", path, f"literal values {bad!r} are not JSON scalars."
+            )
         json_values = [v.value if isinstance(v, enum.Enum) else v for v in flat]
         kinds = {_json_type(v) for v in json_values}
         json: dict[str, Any] = {"enum": json_values}
@@ -544,15 +597,22 @@ class SchemaBuilder:
                 by_value = {m.value if isinstance(m, enum.Enum) else m: m for m in members}
                 choices.append(
                     cs.no_info_after_validator_function(
-                        by_value.__getitem__, cs.chain_schema([base, cs.literal_schema(list(by_value))])
+                        by_value.__getitem__,
+                        cs.chain_schema([base, cs.literal_schema(list(by_value))]),
                     )
                 )
             else:
                 choices.append(cs.chain_schema([base, literal]))
         expected = ", ".join(_dump(v) for v in json_values)
-        core = choices[0] if len(choices) == 1 else cs.union_schema(
-            choices, mode="left_to_right", custom_error_type="literal_mismatch",
-            custom_error_message=f"must be one of: {expected}",
+        core = (
+            choices[0]
+            if len(choices) == 1
+            else cs.union_schema(
+                [*choices],
+                mode="left_to_right",
+                custom_error_type="literal_mismatch",
+                custom_error_message=f"must be one of: {expected}",
+            )
         )
         return Node(ordered(json), core)
 
@@ -565,7 +625,8 @@ class SchemaBuilder:
         else:
             if meta.constraints:
                 self.problem(
-                    "constraint-mismatch", path,
+                    "constraint-mismatch",
+                    path,
                     "constraints on a union are ambiguous; put them on one member.",
                 )
                 meta.constraints.clear()
@@ -574,57 +635,86 @@ class SchemaBuilder:
             inner = Node(
                 {"anyOf": [n.json for n in nodes]},
                 cs.union_schema(
-                    [n.core for n in nodes], custom_error_type="union_mismatch",
+                    [n.core for n in nodes],
+                    custom_error_type="union_mismatch",
                     custom_error_message=f"must be one of: {names}",
                 ),
                 depth=_max_depth(nodes),
             )
         if not nullable:
             return inner
-        return Node(_nullable_json(inner.json), cs.nullable_schema(inner.core), inner.depth, inner.guards)
+        return Node(
+            _nullable_json(inner.json), cs.nullable_schema(inner.core), inner.depth, inner.guards
+        )
 
     def _container(self, tp: Any, origin: Any, args: tuple[Any, ...], path: str) -> Node | None:
         kind = origin if origin is not None else tp
-        if kind in (list, abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection, typing.Sequence, typing.List):
+        if kind in (
+            list,
+            abc.Sequence,
+            abc.MutableSequence,
+            abc.Iterable,
+            abc.Collection,
+            typing.Sequence,
+        ):
             item = self.node(args[0] if args else typing.Any, f"{path}[]")
             return _array(item, cs.list_schema(item.core, strict=True), {"items": item.json})
         if kind is tuple:
             if len(args) == 2 and args[1] is Ellipsis:
                 item = self.node(args[0], f"{path}[]")
-                core = cs.tuple_schema([item.core], variadic_item_index=0, strict=True)
+                core: cs.CoreSchema = cs.tuple_schema(
+                    [item.core], variadic_item_index=0, strict=True
+                )
                 return _array(item, core, {"items": item.json})
-            if args == ((),) or (not args and origin is tuple and tp is not typing.Tuple):
+            if args == ((),) or (not args and origin is tuple and tp is not tuple):
                 # tuple[()]: Python 3.11+ reports no args, 3.10 reports ((),).
-                return Node({"type": "array", "maxItems": 0}, cs.tuple_schema([], strict=True), depth=1)
+                return Node(
+                    {"type": "array", "maxItems": 0}, cs.tuple_schema([], strict=True), depth=1
+                )
             if not args:
                 item = self.node(typing.Any, f"{path}[]")
                 core = cs.tuple_schema([item.core], variadic_item_index=0, strict=True)
                 return _array(item, core, {"items": item.json})
             items = [self.node(a, f"{path}[{i}]") for i, a in enumerate(args)]
-            json = {"type": "array", "prefixItems": [n.json for n in items], "minItems": len(items), "maxItems": len(items)}
+            json = {
+                "type": "array",
+                "prefixItems": [n.json for n in items],
+                "minItems": len(items),
+                "maxItems": len(items),
+            }
             guards = tuple((i, *g) for i, n in enumerate(items) for g in n.guards)
-            return Node(json, cs.tuple_schema([n.core for n in items], strict=True), _deeper(items), guards)
+            return Node(
+                json, cs.tuple_schema([n.core for n in items], strict=True), _deeper(items), guards
+            )
         if kind in (set, frozenset, abc.Set, abc.MutableSet):
             item = self.node(args[0] if args else typing.Any, f"{path}[]")
-            if item.depth is None or item.depth > 0 and not _is_hashable_shape(args[0] if args else None):
-                return self.problem("unhashable-set", path, "set items must be scalars (str, int, enums, ...).")
+            if item.depth is None or (
+                item.depth > 0 and not _is_hashable_shape(args[0] if args else None)
+            ):
+                return self.problem(
+                    "unhashable-set", path, "set items must be scalars (str, int, enums, ...)."
+                )
             build = frozenset if kind is frozenset else set
-            core = cs.no_info_after_validator_function(_unique(build), cs.list_schema(item.core, strict=True))
+            core = cs.no_info_after_validator_function(
+                _unique(build), cs.list_schema(item.core, strict=True)
+            )
             return _array(item, core, {"items": item.json, "uniqueItems": True})
-        if kind in (dict, abc.Mapping, abc.MutableMapping, typing.Dict):
+        if kind in (dict, abc.Mapping, abc.MutableMapping):
             key_tp = args[0] if args else str
             key_base, _ = split_annotated(key_tp)
             if key_base is not str:
                 return self.problem(
-                    "non-str-dict-key", path,
-                    f"dict keys must be str (JSON object keys are strings), got {_type_name(key_tp)}.",
+                    "non-str-dict-key",
+                    path,
+                    "dict keys must be str (JSON object keys are strings), "
+                    f"got {_type_name(key_tp)}.",
                 )
             value = self.node(args[1] if len(args) > 1 else typing.Any, f"{path}{{}}")
             core = cs.dict_schema(cs.str_schema(strict=True), value.core, strict=True)
             guards = tuple(("*", *g) for g in value.guards)
             depth = None if value.depth is None else value.depth + 1
             return Node({"type": "object", "additionalProperties": value.json}, core, depth, guards)
-        if kind in (abc.Callable, typing.Callable) or callable(tp) and origin is abc.Callable:
+        if kind in (abc.Callable, typing.Callable) or (callable(tp) and origin is abc.Callable):
             return self.problem("unsupported-type", path, "callables cannot be sent by a model.")
         return None
 
@@ -642,13 +732,15 @@ class SchemaBuilder:
             fields_ = list(self._fields_of(cls, path))
             doc = _class_doc(cls)
             description = parse_docstring(doc).description if doc else None
-            node = self.object_node(fields_, path, construct=_constructor(cls), description=description)
+            node = self.object_node(
+                fields_, path, construct=_constructor(cls), description=description
+            )
         finally:
             self._stack.pop()
         if cls in self._recursive:
             ref = self._ref(cls)
             self.defs[self._names[cls]] = node.json
-            node.core = {**node.core, "ref": self._names[cls]}  # type: ignore[typeddict-item]
+            node.core = {**node.core, "ref": self._names[cls]}
             self.core_defs.append(node.core)
             node = ref
         self._done[cls] = node
@@ -689,11 +781,13 @@ class SchemaBuilder:
                 if ok:
                     json = {**json, "default": value}
             properties[f.key] = ordered(json)
-            core = sub.core
+            field_core = sub.core
             if self.lenient_nulls and not f.required and not _accepts_null(sub.json):
-                core = cs.nullable_schema(core)
+                field_core = cs.nullable_schema(field_core)
                 null_defaults.append(f.key)
-            core_fields[f.key] = cs.typed_dict_field(core, required=f.required, serialization_alias=f.attr)
+            core_fields[f.key] = cs.typed_dict_field(
+                field_core, required=f.required, serialization_alias=f.attr
+            )
             if f.required:
                 required.append(f.key)
             depths.append(sub)
@@ -705,7 +799,9 @@ class SchemaBuilder:
         if required:
             json_obj["required"] = required
         json_obj["additionalProperties"] = False
-        core: cs.CoreSchema = cs.typed_dict_schema(core_fields, extra_behavior="forbid", strict=True)
+        core: cs.CoreSchema = cs.typed_dict_schema(
+            core_fields, extra_behavior="forbid", strict=True
+        )
         renames = {f.key: f.attr for f in fields_ if f.key != f.attr}
         post = _post_object(construct, renames, tuple(null_defaults))
         if post is not None:
@@ -717,8 +813,12 @@ class SchemaBuilder:
         owner = f"{path}" if path else cls.__name__
         try:
             hints = typing_extensions.get_type_hints(cls, include_extras=True)
-        except Exception as exc:  # noqa: BLE001 - any failure is the user's annotation
-            self.problem("unresolved-annotation", owner, f"type hints of {cls.__name__} could not be resolved: {exc}")
+        except Exception as exc:
+            self.problem(
+                "unresolved-annotation",
+                owner,
+                f"type hints of {cls.__name__} could not be resolved: {exc}",
+            )
             return
         if _is_model(cls):
             for name, info in cls.model_fields.items():  # type: ignore[attr-defined]
@@ -727,24 +827,37 @@ class SchemaBuilder:
                 key = _model_key(cls, name, info)
                 if key is None:
                     self.problem(
-                        "unsupported-alias", f"{owner}.{name}",
+                        "unsupported-alias",
+                        f"{owner}.{name}",
                         "AliasPath validation aliases have no JSON Schema; use a plain alias.",
                     )
                     continue
                 # pydantic validates by alias; the dict we hand it keeps the alias keys
-                yield FieldDef(key, key, info.annotation, info.is_required(), meta.default,
-                               meta.description or doc.params.get(name), meta)
+                yield FieldDef(
+                    key,
+                    key,
+                    info.annotation,
+                    info.is_required(),
+                    meta.default,
+                    meta.description or doc.params.get(name),
+                    meta,
+                )
             return
         if _is_typeddict(cls):
             required_keys = getattr(cls, "__required_keys__", frozenset(hints))
             for name, tp in hints.items():
                 # With string annotations the class cannot see Required/NotRequired,
                 # so the resolved hint decides.
-                origin = typing_extensions.get_origin(tp)
-                required = {typing_extensions.Required: True, typing_extensions.NotRequired: False}.get(
-                    origin, name in required_keys
+                origin: Any = typing_extensions.get_origin(tp)
+                if origin is typing_extensions.Required:
+                    required = True
+                elif origin is typing_extensions.NotRequired:
+                    required = False
+                else:
+                    required = name in required_keys
+                yield FieldDef(
+                    name, name, _strip_required(tp), required, MISSING, doc.params.get(name)
                 )
-                yield FieldDef(name, name, _strip_required(tp), required, MISSING, doc.params.get(name))
             return
         if dataclasses.is_dataclass(cls):
             for f in dataclasses.fields(cls):
@@ -753,13 +866,25 @@ class SchemaBuilder:
                 tp, meta = split_annotated(hints.get(f.name, typing.Any))
                 default = MISSING if f.default is dataclasses.MISSING else f.default
                 has_default = default is not MISSING or f.default_factory is not dataclasses.MISSING
-                yield FieldDef(f.name, f.name, hints.get(f.name, typing.Any), not has_default, default,
-                               f.metadata.get("description") or doc.params.get(f.name))
+                yield FieldDef(
+                    f.name,
+                    f.name,
+                    hints.get(f.name, typing.Any),
+                    not has_default,
+                    default,
+                    f.metadata.get("description") or doc.params.get(f.name),
+                )
             return
         defaults = getattr(cls, "_field_defaults", {})
         for name in cls._fields:  # type: ignore[attr-defined]
-            yield FieldDef(name, name, hints.get(name, typing.Any), name not in defaults,
-                           defaults.get(name, MISSING), doc.params.get(name))
+            yield FieldDef(
+                name,
+                name,
+                hints.get(name, typing.Any),
+                name not in defaults,
+                defaults.get(name, MISSING),
+                doc.params.get(name),
+            )
 
     # -- constraints -----------------------------------------------------------------
 
@@ -771,7 +896,11 @@ class SchemaBuilder:
         json = dict(node.json)
         if numeric:
             if json_type not in ("integer", "number"):
-                return self.problem("constraint-mismatch", path, f"{', '.join(sorted(numeric))} needs a number type.")
+                return self.problem(
+                    "constraint-mismatch",
+                    path,
+                    f"{', '.join(sorted(numeric))} needs a number type.",
+                )
             for key in sorted(numeric, key=lambda k: KEY_ORDER.index(_NUM_KEYS[k])):
                 json[_NUM_KEYS[key]] = _plain_number(constraints[key])
             kwargs = {k: constraints[k] for k in numeric}
@@ -803,7 +932,8 @@ class SchemaBuilder:
                             re.compile(pattern)
                         except re.error as exc:
                             return self.problem(
-                                "invalid-pattern", path,
+                                "invalid-pattern",
+                                path,
                                 f"pattern {pattern!r} is not a regular expression ({exc}).",
                             )
                         engine = "python-re"
@@ -818,10 +948,18 @@ class SchemaBuilder:
                     json["minItems"] = max(lengths["min_length"], json.get("minItems", 0))
                 if "max_length" in lengths:
                     # Never above a fixed tuple's own length (its maxItems closes it).
-                    json["maxItems"] = min(lengths["max_length"], json.get("maxItems", float("inf")))
-                node = Node(ordered(json), _with_length(node.core, lengths), node.depth, node.guards)
+                    json["maxItems"] = min(
+                        lengths["max_length"], json.get("maxItems", float("inf"))
+                    )
+                node = Node(
+                    ordered(json), _with_length(node.core, lengths), node.depth, node.guards
+                )
             else:
-                return self.problem("constraint-mismatch", path, "length/pattern constraints need a str or list type.")
+                return self.problem(
+                    "constraint-mismatch",
+                    path,
+                    "length/pattern constraints need a str or list type.",
+                )
         return node
 
 
@@ -858,7 +996,9 @@ def _is_json_union(tp: Any) -> bool:
     for container in rest:
         ref = container.__forward_arg__ if isinstance(container, typing.ForwardRef) else None
         if ref is not None:  # an unexpanded 'list[JsonValue]' or 'dict[str, JsonValue]'
-            kinds.add(list if ref.startswith("list[") else dict if ref.startswith("dict[str,") else None)
+            kinds.add(
+                list if ref.startswith("list[") else dict if ref.startswith("dict[str,") else None
+            )
             continue
         origin = typing_extensions.get_origin(container)
         inner = typing_extensions.get_args(container)
@@ -883,7 +1023,7 @@ def _dump(value: Any) -> str:
 
 def _describe(json: dict[str, Any]) -> str:
     if "$ref" in json:
-        return json["$ref"].rsplit("/", 1)[-1]
+        return str(json["$ref"]).rsplit("/", 1)[-1]
     if "enum" in json:
         return "one of " + "/".join(_dump(v) for v in json["enum"])
     kind = json.get("type")
@@ -940,16 +1080,20 @@ def _array(item: Node, core: cs.CoreSchema, extra: dict[str, Any]) -> Node:
 
 def _with_length(core: cs.CoreSchema, lengths: dict[str, Any]) -> cs.CoreSchema:
     if core["type"] in ("list", "tuple"):
-        return {**core, **lengths}  # type: ignore[typeddict-item]
+        return {**core, **lengths}
     if core["type"] == "function-after":  # sets: the list inside carries the length
-        inner = core["schema"]  # type: ignore[typeddict-item]
-        return {**core, "schema": {**inner, **lengths}}  # type: ignore[typeddict-item]
+        inner = core["schema"]
+        return {**core, "schema": {**inner, **lengths}}
     return core
 
 
 def _is_hashable_shape(tp: Any) -> bool:
     base, _ = split_annotated(tp)
-    return isinstance(base, type) and base.__hash__ is not None and not dataclasses.is_dataclass(base)
+    return (
+        isinstance(base, type)
+        and getattr(base, "__hash__", None) is not None
+        and not dataclasses.is_dataclass(base)
+    )
 
 
 def _plain_number(value: Any) -> Any:
@@ -963,14 +1107,18 @@ def _needs_python_regex(pattern: str) -> bool:
 
     try:
         SchemaValidator(cs.str_schema(pattern=pattern))
-    except Exception:  # noqa: BLE001 - rust regex lacks look-around and back-references
+    except Exception:
         return True
     return False
 
 
 def _strip_required(tp: Any) -> Any:
     origin = typing_extensions.get_origin(tp)
-    if origin in (typing_extensions.Required, typing_extensions.NotRequired, typing_extensions.ReadOnly):
+    if origin in (
+        typing_extensions.Required,
+        typing_extensions.NotRequired,
+        typing_extensions.ReadOnly,
+    ):
         return _strip_required(typing_extensions.get_args(tp)[0])
     if origin is typing_extensions.Annotated:
         base, *extras = typing_extensions.get_args(tp)
