@@ -82,9 +82,9 @@ def work_cold(params: Mapping[str, Any]) -> dict[str, Any]:
     import_s = perf() - t0
     from benchmarks import corpus
 
-    fns = corpus.functions(size)
+    functions: tuple[Any, ...] = corpus.functions(size)
     t0 = perf()
-    adapters = [TypeAdapter(fn) for fn in fns]
+    adapters = [TypeAdapter(fn) for fn in functions]
     build_s = perf() - t0
     t0 = perf()
     for adapter in adapters:
@@ -107,7 +107,8 @@ def work_warm(params: Mapping[str, Any]) -> dict[str, Any]:
     from benchmarks import corpus, interleave
     from toolcast import Tool
 
-    fns = corpus.functions(params["size"])
+    fns: tuple[Any, ...] = corpus.functions(params["size"])
+    format_tools: Callable[..., Any] | None
     try:
         from toolcast.providers.openai_chat import format_tools
     except ImportError:

@@ -123,8 +123,7 @@ def _shares(a: Any, b: Any) -> bool:
     """
     if type(a) is dict and type(b) is dict:
         return any(
-            (type(a[k]) in (dict, list) and a[k] is b.get(k)) or _shares(a[k], b.get(k))
-            for k in a
+            (type(a[k]) in (dict, list) and a[k] is b.get(k)) or _shares(a[k], b.get(k)) for k in a
         )
     if isinstance(a, list) and isinstance(b, list):
         return any(_shares(x, y) for x, y in zip(a, b, strict=False))

@@ -21,7 +21,7 @@ import importlib.util
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from benchmarks import Subject
 
@@ -84,13 +84,13 @@ def _pydantic(kind: str, fns: ToolFunctions) -> Subject:
 
     # A TypeAdapter over a function validates the arguments *and* calls it.
     if kind == "async":
-        adapter = TypeAdapter(fns.async_fn)
+        adapter: TypeAdapter[Any] = TypeAdapter(cast("Any", fns.async_fn))
 
         async def call_async(text: str) -> str:
             return to_json(await adapter.validate_json(text)).decode()
 
         return Subject("pydantic TypeAdapter(fn)", call_async)
-    adapter = TypeAdapter(fns.sync_fn)
+    adapter = TypeAdapter(cast("Any", fns.sync_fn))
     if kind == "nonblocking":
 
         def call_inline(text: str) -> str:
@@ -170,7 +170,7 @@ def _fastmcp(kind: str, fns: ToolFunctions) -> Subject:
 
     async def call(text: str) -> str:
         result = await tool.run(json.loads(text))
-        return result.content[0].text  # type: ignore[no-any-return,union-attr]
+        return result.content[0].text  # type: ignore[union-attr]
 
     note = "`run_in_thread=False`" if kind == "nonblocking" else ""
     return Subject("fastmcp", call, note=note)
@@ -205,7 +205,9 @@ def _mcp(kind: str, fns: ToolFunctions) -> Subject:
     try:
         from mcp.server.mcpserver.tools.base import Tool
     except ImportError:  # mcp 1.x
-        from mcp.server.fastmcp.tools.base import Tool  # type: ignore[no-redef]
+        from mcp.server.fastmcp.tools.base import (  # type: ignore[no-redef,import-not-found,unused-ignore]
+            Tool,
+        )
 
     tool = Tool.from_function(fns.async_fn if kind == "async" else fns.sync_fn)
 
@@ -264,7 +266,10 @@ PEERS: tuple[Peer, ...] = (
         "langchain_core",
         _langchain,
         "`StructuredTool.from_function(...)`; `await tool.ainvoke(tool_call)` with the "
-        "parsed arguments, the `ToolMessage` content",
+        "parsed arguments, the `ToolMessage` content. It resolves the function's type "
+        "hints and signature on every call (`get_type_hints`, `inspect.signature`); the "
+        "tool module here uses `from __future__ import annotations`, so that includes "
+        "compiling the string annotations each time",
         inline_sync=False,
     ),
     Peer(

@@ -6,8 +6,10 @@
 Each figure is measured in a fresh subprocess (`--worker module:function`), one at
 a time, so imports, caches and memory of one library never touch another's
 figure. Sections are benchmark modules exposing `jobs(quick) -> list[Job]` and
-`render(results, quick) -> str`; the catalog section comes from
-`benchmarks/bench_catalog.py` when it is there (the same two functions).
+`render(results, quick) -> str`, and optionally `headline(...)` (summary rows) and
+`behind(...)` (where toolcast is not ahead, and why). The catalog section runs the
+catalog's own `benchmarks/bench_catalog.py` (`run(quick=...)`) through an adapter
+here, one process per measurement.
 
 This module imports only the standard library at the top, so a worker's cold
 measurements start from a nearly bare interpreter.
@@ -164,7 +166,7 @@ def catalog_worker(params: dict[str, Any]) -> dict[str, Any]:
 
     # bench_catalog reads `time.perf_counter`; give it CPU time like every other
     # single-threaded figure here, so other processes on the machine don't count.
-    bench_catalog.time = _CpuTime()  # type: ignore[attr-defined]
+    bench_catalog.time = _CpuTime()  # type: ignore[assignment,attr-defined]
     with contextlib.redirect_stdout(sys.stderr):
         figures = bench_catalog.run(quick=params["quick"])
     count = int(figures["full"]["tools"])
@@ -306,7 +308,9 @@ def _render(
         "Every figure on this page was measured by the command below, in one run, on "
         "the machine below; the page is written by that command. Absolute times drift "
         "on shared machines, so each figure is also given as a ratio to a baseline "
-        "measured in the same process, in interleaved rounds (medians).",
+        "measured in the same process, in interleaved rounds (medians). Times are the "
+        "CPU time of the measuring process (other processes on a shared machine do not "
+        "count) unless marked *wall*. Every figure comes from its own fresh process.",
         "",
         "```sh",
         "pip install -e '.[bench]'   # toolcast plus the peer libraries, pinned",

@@ -14,7 +14,7 @@ import enum
 import json
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import NamedTuple, Any
 
 import jsonschema
 import pytest
@@ -236,23 +236,31 @@ def test_a_structured_value_matches_its_output_schema(
     jsonschema.Draft202012Validator(thaw(schema)).validate(json.loads(tool_.invoke_sync("{}").text))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pydantic-core writes Decimal as a JSON string; the output schema says number",
-)
 def test_a_decimal_result_is_a_json_number_as_its_output_schema_says() -> None:
     tool_ = returning(decimal.Decimal("1.10"), decimal.Decimal)
     assert tool_.spec.output_schema == {"type": "number"}
     assert tool_.invoke_sync("{}").text == "1.10"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pydantic-core writes bytes in the URL-safe base64 alphabet; the schema says base64",
-)
 def test_a_bytes_result_uses_the_standard_base64_alphabet() -> None:
     # The same tool's input side accepts only the standard alphabet (RFC 4648 section 4).
     assert returning(b"\xff\xfe", bytes).invoke_sync("{}").text == '"//4="'
+
+
+def test_a_namedtuple_result_is_an_object_as_its_output_schema_says() -> None:
+    class Span(NamedTuple):
+        start: int
+        end: int
+
+    tool_ = returning(Span(1, 2), Span)
+    assert tool_.spec.output_schema["type"] == "object"
+    assert tool_.invoke_sync("{}").text == '{"start":1,"end":2}'
+
+
+def test_exact_decimals_keep_every_digit_inside_containers() -> None:
+    value = {"price": decimal.Decimal("123456789012345678901234567890.000000000001")}
+    outcome = run(value, dict[str, decimal.Decimal])
+    assert outcome.text == '{"price":123456789012345678901234567890.000000000001}'
 
 
 def test_the_structured_value_is_a_fresh_json_value_each_time() -> None:

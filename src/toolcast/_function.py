@@ -58,19 +58,22 @@ class Analysis:
     plan: CallPlan
     needs_python_regex: bool
     is_async: bool
+    exact_output: bool = False
+    """Results hold Decimal, bytes or NamedTuple values, which need `exact_json`."""
 
 
 def check_name(name: str, problems: list[DefinitionProblem], *, kind: str = "tool name") -> None:
     """Record a problem when `name` is not a valid tool name (or alias)."""
-    if not NAME_PATTERN.match(name):
-        problems.append(
-            DefinitionProblem(
-                "invalid-alias" if kind == "alias" else "invalid-name",
-                "",
-                f"{kind} {name!r} must match ^[A-Za-z0-9_-]{{1,64}}$ "
-                "(letters, digits, '_' and '-', at most 64 characters).",
-            )
-        )
+    if NAME_PATTERN.match(name):
+        return
+    rule = (
+        f"{kind} {name!r} must match ^[A-Za-z0-9_-]{{1,64}}$ "
+        "(letters, digits, '_' and '-', at most 64 characters)."
+    )
+    if kind == "alias":
+        problems.append(DefinitionProblem("invalid-alias", "", rule))
+    else:
+        problems.append(DefinitionProblem("invalid-name", "", rule))
 
 
 def _default_name(fn: Callable[..., Any]) -> str:
@@ -255,7 +258,7 @@ def analyse(
 
         node.core = cs.definitions_schema(node.core, builder.core_defs)
 
-    output_schema = _output_schema(hints.get("return", MISSING), qualname, problems)
+    output_schema, exact_output = _output_schema(hints.get("return", MISSING), qualname, problems)
     if problems:
         raise ToolDefinitionError(qualname, _in_signature_order(problems, params, seen_keys))
 
@@ -273,6 +276,7 @@ def analyse(
         plan,
         builder.needs_python_regex,
         is_async,
+        exact_output,
     )
 
 
@@ -310,20 +314,20 @@ def _is_parts(tp: Any) -> bool:
 
 def _output_schema(
     tp: Any, qualname: str, problems: list[DefinitionProblem]
-) -> dict[str, Any] | None:
+) -> tuple[dict[str, Any] | None, bool]:
     if tp is MISSING or tp is None or tp is type(None):
-        return None
+        return None, False
     base, _ = split_annotated(tp)
     if base is str or base is typing.Any or _is_parts(base):
-        return None
+        return None, False
     # `str | None`, `str | int`: sometimes plain text, so no structured schema.
     # (`list[str]` is structured: it is sent as one JSON part.)
     if typing_extensions.get_origin(base) in _UNIONS and str in typing_extensions.get_args(base):
-        return None
+        return None, False
     builder = SchemaBuilder(qualname)
     node = builder.node(tp, "return")
     problems.extend(builder.problems)
     schema = dict(node.json)
     if builder.defs:
         schema["$defs"] = builder.defs
-    return schema
+    return schema, builder.exact_output

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import decimal
+import enum
+import secrets
+
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic_core import to_json
+from pydantic_core import to_json, to_jsonable_python
 
 from toolcast._content import ContentPart, ImagePart, JsonPart, TextPart, ToolResult
 from toolcast._outcome import ToolFailure, ToolOutcome
@@ -36,8 +42,57 @@ def _is_parts(value: Any) -> bool:
     )
 
 
+def _exact(value: Any, digits: list[str], token: str) -> Any:
+    """`value` as plain JSON data, Decimals as placeholders, bytes as standard base64."""
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            return None
+        digits.append(str(value))
+        return f"{token}{len(digits) - 1}"
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, enum.Enum):
+        return _exact(value.value, digits, token)
+    if isinstance(value, dict):
+        return {k: _exact(v, digits, token) for k, v in value.items()}
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):  # NamedTuple: an object
+        return {k: _exact(v, digits, token) for k, v in value._asdict().items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_exact(v, digits, token) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            f.name: _exact(getattr(value, f.name), digits, token)
+            for f in dataclasses.fields(value)
+        }
+    if hasattr(value, "model_dump"):
+        return _exact(value.model_dump(by_alias=True), digits, token)
+    return to_jsonable_python(value)
+
+
+def exact_json(value: Any) -> str:
+    """Compact JSON in which Decimals are exact numbers and bytes standard base64.
+
+    pydantic-core writes Decimal as a string and bytes in the URL-safe alphabet,
+    which is not what the output schema says; this path is taken only by tools
+    whose return type holds such values.
+    """
+    digits: list[str] = []
+    token = f"\u0000{secrets.token_hex(8)}:"
+    text = to_json(_exact(value, digits, token), inf_nan_mode="null").decode()
+    for index in range(len(digits) - 1, -1, -1):
+        text = text.replace(to_json(f"{token}{index}").decode(), digits[index])
+    return text
+
+
 def outcome_of(
-    spec: ToolSpec, value: Any, call_id: str | None, envelope: dict[str, Any] | None
+    spec: ToolSpec,
+    value: Any,
+    call_id: str | None,
+    envelope: dict[str, Any] | None,
+    *,
+    exact: bool = False,
 ) -> ToolOutcome:
     """The successful outcome for `value` (envelope: the output schema to wrap with)."""
     if isinstance(value, ToolResult):
@@ -67,9 +122,15 @@ def outcome_of(
         text = to_json(
             {"schema": envelope, "result": value}, bytes_mode="base64", inf_nan_mode="null"
         ).decode()
+        if exact:
+            result = exact_json(value)
+            text = to_json({"schema": envelope}).decode()[:-1] + f',"result":{result}}}'
         structured: Any = _LazyEnveloped
     else:
-        text = to_json(value, bytes_mode="base64", inf_nan_mode="null").decode()
+        if exact:
+            text = exact_json(value)
+        else:
+            text = to_json(value, bytes_mode="base64", inf_nan_mode="null").decode()
         structured = _Lazy
     return ToolOutcome(
         call_id=call_id, tool_name=spec.name, content=(JsonPart(text),), text=text, value=value,

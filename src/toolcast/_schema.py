@@ -403,6 +403,8 @@ class SchemaBuilder:
         self.lenient_nulls = lenient_nulls
         """Fields with defaults also take `null`, meaning "use the default"."""
         self.problems: list[DefinitionProblem] = []
+        self.exact_output = False
+        """A value of these types needs `exact_json` (Decimal, bytes, NamedTuple inside)."""
         self.defs: dict[str, dict[str, Any]] = {}
         self.core_defs: list[cs.CoreSchema] = []
         self.needs_python_regex = False
@@ -487,11 +489,13 @@ class SchemaBuilder:
         if tp is float:
             return Node({"type": "number"}, cs.float_schema(strict=True, allow_inf_nan=False))
         if tp is decimal.Decimal:
+            self.exact_output = True
             core: cs.CoreSchema = cs.decimal_schema(strict=True, allow_inf_nan=False)
             return Node({"type": "number"}, core, guards=((),))
         if tp is str:
             return Node({"type": "string"}, cs.str_schema(strict=True))
         if tp in (bytes, bytearray):
+            self.exact_output = True
             parse = _parse_base64 if tp is bytes else lambda v: bytearray(_parse_base64(v))
             core = cs.no_info_after_validator_function(parse, cs.str_schema(strict=True))
             return Node({"type": "string", "contentEncoding": "base64"}, core)
@@ -721,6 +725,7 @@ class SchemaBuilder:
     # -- objects ---------------------------------------------------------------------
 
     def _object(self, cls: type, path: str) -> Node:
+        self.exact_output |= _is_namedtuple(cls)
         cached = self._done.get(cls)
         if cached is not None:
             return cached

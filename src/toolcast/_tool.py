@@ -460,7 +460,10 @@ class Tool:
 
     def _succeeded(self, value: Any, call_id: str | None) -> ToolOutcome:
         try:
-            outcome = outcome_of(self.spec, value, call_id, self._envelope)
+            outcome = outcome_of(
+                self.spec, value, call_id, self._envelope,
+                exact=self._analysis is not None and self._analysis.exact_output,
+            )
         except Exception as exc:
             # The serialiser's own words name pydantic types; the host's log gets them.
             message = f"Tool '{self.spec.name}' failed: its result could not be converted to JSON."
