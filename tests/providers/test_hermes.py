@@ -391,7 +391,7 @@ def test_a_call_without_a_result_is_answered_as_not_run() -> None:
     assert turn == snapshot(
         """\
 <tool_response>
-{"name": "add", "error": "Tool 'add' was not run, so this call has no result."}
+{"name": "add", "error": "The call to 'add' was not run."}
 </tool_response>
 <tool_response>
 {"name": "weather", "content": "sun"}

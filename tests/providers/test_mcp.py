@@ -452,7 +452,7 @@ def test_results_follow_the_calls_and_answer_every_one() -> None:
     done = ToolOutcome(call_id="2", tool_name="b", content=(TextPart("ok"),), text="ok")
     first, second = mcp.format_results([done], calls=calls)
     assert first["isError"] is True
-    assert first["content"][0]["text"] == "Tool 'a' was not run, so this call has no result."
+    assert first["content"][0]["text"] == "The call to 'a' was not run."
     assert second["content"] == [{"type": "text", "text": "ok"}]
     with pytest.raises(ValueError, match="not made"):
         mcp.format_results([done], calls=calls[:1])

@@ -323,24 +323,33 @@ def answer_all(
 
     Every provider rejects a turn that leaves a call unanswered (OpenAI "must be
     followed by tool messages", agno issue 3105; Responses "No tool output found",
-    openai-agents issue 673), so a missing outcome becomes an explicit error.
+    openai-agents issue 673), so a missing outcome becomes an explicit error. Two
+    outcomes for one call, or one for a call that was not made, are the host's bug
+    and raise ValueError.
     """
     given = list(outcomes)
     if calls is None:
         return given
-    by_id = {outcome.call_id: outcome for outcome in given}
+    by_id: dict[str | None, ToolOutcome] = {}
+    for outcome in given:
+        if outcome.call_id in by_id:
+            msg = f"Two results answer call {outcome.call_id!r}."
+            raise ValueError(msg)
+        by_id[outcome.call_id] = outcome
     ordered = []
     for call in calls:
-        outcome = by_id.pop(call.id, None)
-        if outcome is None:
-            outcome = ToolOutcome.failure(
+        found = by_id.pop(call.id, None)
+        if found is None:
+            found = ToolOutcome.failure(
                 "not_run",
                 f"The call to '{call.name}' was not run.",
                 tool_name=call.name,
                 call_id=call.id,
             )
-        ordered.append(outcome)
-    ordered.extend(o for o in given if o.call_id in by_id)
+        ordered.append(found)
+    if by_id:
+        msg = f"Results answer calls that were not made: {sorted(map(str, by_id))}."
+        raise ValueError(msg)
     return ordered
 
 

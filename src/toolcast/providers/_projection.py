@@ -10,9 +10,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Union
-
-from typing_extensions import TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from toolcast._spec import ToolSpec
 
@@ -60,7 +58,7 @@ class Projection:
 
 ChoiceMode: TypeAlias = Literal["auto", "none", "required"]
 
-ToolChoice: TypeAlias = Union[ChoiceMode, Mapping[str, Any], ToolSpec, Any]
+ToolChoice: TypeAlias = ChoiceMode | Mapping[str, Any] | ToolSpec | Any
 """A neutral tool choice: `"auto"`, `"none"`, `"required"`, a Tool or ToolSpec (call
 exactly that tool), `{"name": "x"}` (the same by name), or
 `{"allowed": ["a", "b"], "mode": "auto" | "required"}` (restrict to a subset)."""

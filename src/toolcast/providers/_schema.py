@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from toolcast._frozen import thaw
+from toolcast._schema import KEY_ORDER as CORE_KEY_ORDER
 from toolcast.errors import UnsupportedSchemaError
 from toolcast.providers._projection import ConversionNote
 from toolcast.typing import JsonSchema
@@ -110,35 +111,7 @@ _SCHEMA_SINGLE = frozenset(
 )
 
 # SCHEMA.md "Keyword order": models read top to bottom and snapshots depend on it.
-_KEY_ORDER = (
-    "type",
-    "nullable",
-    "format",
-    "description",
-    "enum",
-    "const",
-    "minimum",
-    "exclusiveMinimum",
-    "maximum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "contentEncoding",
-    "items",
-    "prefixItems",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "properties",
-    "required",
-    "additionalProperties",
-    "anyOf",
-    "$ref",
-    "default",
-    "$defs",
-)
+_KEY_ORDER = (CORE_KEY_ORDER[0], "nullable", *CORE_KEY_ORDER[1:])
 _KEY_RANK = {key: rank for rank, key in enumerate(_KEY_ORDER)}
 
 # Keywords that only annotate; on a `$ref` sibling they refine the target.

@@ -27,6 +27,7 @@ from typing import Any, Literal, TypeAlias
 from toolcast._content import ImagePart, JsonPart
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import Arguments, ToolCall, ToolSpec
+from toolcast.providers._common import answer_all
 from toolcast.providers._projection import (
     Projection,
     ToolChoice,
@@ -391,7 +392,7 @@ def format_results(
     Raises:
         ValueError: with `calls`, an outcome answers no call, or two answer one.
     """
-    blocks = [_response(o, dialect) for o in _in_call_order(outcomes, calls)]
+    blocks = [_response(o, dialect) for o in answer_all(outcomes, calls)]
     return "\n".join(f"<tool_response>\n{b}\n</tool_response>" for b in blocks)
 
 
@@ -430,32 +431,3 @@ def _json(value: Any) -> str:
 def _guard(text: str) -> str:
     # Raw text cannot be escaped, but it must not end the block it sits in.
     return text.replace("</tool_response>", "<\\/tool_response>")
-
-
-def _in_call_order(
-    outcomes: Iterable[ToolOutcome], calls: Iterable[ToolCall] | None
-) -> list[ToolOutcome]:
-    outcomes = list(outcomes)
-    if calls is None:
-        return outcomes
-    by_id: dict[str | None, ToolOutcome] = {}
-    for outcome in outcomes:
-        if outcome.call_id in by_id:
-            msg = f"Two results answer call {outcome.call_id!r}."
-            raise ValueError(msg)
-        by_id[outcome.call_id] = outcome
-    ordered = []
-    for call in calls:
-        found = by_id.pop(call.id, None)
-        if found is None:
-            found = ToolOutcome.failure(
-                "not_run",
-                f"Tool {call.name!r} was not run, so this call has no result.",
-                tool_name=call.name,
-                call_id=call.id,
-            )
-        ordered.append(found)
-    if by_id:
-        msg = f"Results answer calls that were not made: {sorted(map(str, by_id))}."
-        raise ValueError(msg)
-    return ordered

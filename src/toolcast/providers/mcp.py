@@ -21,6 +21,7 @@ from toolcast._content import ImagePart, JsonPart, TextPart
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import Arguments, ToolCall, ToolSpec
 from toolcast.errors import CatalogError, UnsupportedSchemaError
+from toolcast.providers._common import answer_all
 from toolcast.providers._projection import (
     ConversionNote,
     Projection,
@@ -356,36 +357,7 @@ def format_results(
         for spec in specs_of(tools):
             for name in (spec.name, *spec.aliases):
                 specs[name] = spec
-    return [_result(outcome, specs, version) for outcome in _in_call_order(outcomes, calls)]
-
-
-def _in_call_order(
-    outcomes: Iterable[ToolOutcome], calls: Iterable[ToolCall] | None
-) -> list[ToolOutcome]:
-    outcomes = list(outcomes)
-    if calls is None:
-        return outcomes
-    by_id: dict[str | None, ToolOutcome] = {}
-    for outcome in outcomes:
-        if outcome.call_id in by_id:
-            msg = f"Two results answer call {outcome.call_id!r}."
-            raise ValueError(msg)
-        by_id[outcome.call_id] = outcome
-    ordered = []
-    for call in calls:
-        found = by_id.pop(call.id, None)
-        if found is None:
-            found = ToolOutcome.failure(
-                "not_run",
-                f"Tool {call.name!r} was not run, so this call has no result.",
-                tool_name=call.name,
-                call_id=call.id,
-            )
-        ordered.append(found)
-    if by_id:
-        msg = f"Results answer calls that were not made: {sorted(map(str, by_id))}."
-        raise ValueError(msg)
-    return ordered
+    return [_result(outcome, specs, version) for outcome in answer_all(outcomes, calls)]
 
 
 def _result(
