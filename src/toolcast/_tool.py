@@ -134,7 +134,6 @@ class Tool:
         options = options_of(fn) or ToolOptions()
         if overrides:
             options = options.merged(overrides)
-        bound = inspect.ismethod(fn) or instance is not _MISSING
         analysis = analyse(fn, options, bound=inspect.ismethod(fn))
         if analysis.plan.needs_receiver and instance is _MISSING and resolver is None:
             raise ToolDefinitionError(
@@ -147,29 +146,9 @@ class Tool:
                     )
                 ],
             )
-        del bound
-        spec = ToolSpec(
-            name=analysis.name,
-            description=analysis.description,
-            input_schema=freeze(analysis.input_schema),
-            output_schema=freeze(analysis.output_schema),
-            status=options.status,
-            aliases=options.aliases,
-            categories=_clean_categories(options.categories),
-            version=options.version,
-            deprecated=options.deprecated,
-            replaced_by=options.replaced_by,
-            always_available=options.always_available,
-            required=options.required,
-            ends_loop=options.ends_loop,
-            requires_approval=options.requires_approval,
-            parallel_safe=options.parallel_safe,
-            blocking=options.blocking and not analysis.is_async,
-            timeout=options.timeout,
-            strict=options.strict,
-            envelope=options.envelope,
-            is_async=analysis.is_async,
-            extra=freeze(dict(options.extra)),
+        spec = _spec(
+            analysis.name, analysis.description, analysis.input_schema,
+            analysis.output_schema, options, is_async=analysis.is_async,
         )
         limits = limits or Limits()
         made = cls(spec, fn, analysis=analysis, instance=instance, resolver=resolver, limits=limits)
@@ -199,28 +178,10 @@ class Tool:
         options = ToolOptions().merged(metadata)
         is_async = inspect.iscoroutinefunction(handler)
         takes_context = len(inspect.signature(handler).parameters) >= 2
-        spec = ToolSpec(
-            name=name,
-            description=description,
-            input_schema=freeze(dict(input_schema)),
-            output_schema=freeze(dict(output_schema)) if output_schema is not None else None,
-            status=options.status,
-            aliases=options.aliases,
-            categories=_clean_categories(options.categories),
-            version=options.version,
-            deprecated=options.deprecated,
-            replaced_by=options.replaced_by,
-            always_available=options.always_available,
-            required=options.required,
-            ends_loop=options.ends_loop,
-            requires_approval=options.requires_approval,
-            parallel_safe=options.parallel_safe,
-            blocking=options.blocking and not is_async,
-            timeout=options.timeout,
-            strict=options.strict,
-            envelope=options.envelope,
-            is_async=is_async,
-            extra=freeze(dict(options.extra)),
+        spec = _spec(
+            name, description, dict(input_schema),
+            dict(output_schema) if output_schema is not None else None,
+            options, is_async=is_async,
         )
         limits = limits or Limits()
 
@@ -511,6 +472,41 @@ class Tool:
 
 class _HostError(RuntimeError):
     """The host, not the model, got something wrong (a missing injected value)."""
+
+
+def _spec(
+    name: str,
+    description: str,
+    input_schema: JsonSchema,
+    output_schema: JsonSchema | None,
+    options: ToolOptions,
+    *,
+    is_async: bool,
+) -> ToolSpec:
+    """The frozen spec of a tool, its schemas made read-only."""
+    return ToolSpec(
+        name=name,
+        description=description,
+        input_schema=freeze(input_schema),
+        output_schema=freeze(output_schema),
+        status=options.status,
+        aliases=options.aliases,
+        categories=_clean_categories(options.categories),
+        version=options.version,
+        deprecated=options.deprecated,
+        replaced_by=options.replaced_by,
+        always_available=options.always_available,
+        required=options.required,
+        ends_loop=options.ends_loop,
+        requires_approval=options.requires_approval,
+        parallel_safe=options.parallel_safe,
+        blocking=options.blocking and not is_async,
+        timeout=options.timeout,
+        strict=options.strict,
+        envelope=options.envelope,
+        is_async=is_async,
+        extra=freeze(dict(options.extra)),
+    )
 
 
 def _clean_categories(categories: tuple[str, ...]) -> tuple[str, ...]:
