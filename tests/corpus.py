@@ -14,7 +14,7 @@ import enum
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, NamedTuple, Optional
+from typing import Annotated, Any, Literal, NamedTuple
 
 from annotated_types import Ge, Gt, Le, Len, Lt, MaxLen, MinLen, MultipleOf
 from pydantic import BaseModel, Field
@@ -124,7 +124,9 @@ def float_bounds(x: Annotated[float, Gt(0), Lt(1)]) -> float:
     return x
 
 
-def string_lengths(code: Annotated[str, MinLen(2), MaxLen(8)], tag: Annotated[str, Len(1, 3)] = "a") -> str:
+def string_lengths(
+    code: Annotated[str, MinLen(2), MaxLen(8)], tag: Annotated[str, Len(1, 3)] = "a"
+) -> str:
     """String length constraints."""
     return code + tag
 
@@ -324,7 +326,7 @@ def with_context(query: str, ctx: ToolContext) -> str:
     return f"{ctx.tool_name}:{query}"
 
 
-def optional_list(tags: Optional[list[str]] = None, matrix: list[list[int]] | None = None) -> int:
+def optional_list(tags: list[str] | None = None, matrix: list[list[int]] | None = None) -> int:
     """Optional containers and nested arrays."""
     return len(tags or [])
 

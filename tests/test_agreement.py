@@ -14,11 +14,12 @@ import json
 from typing import Any
 
 import pytest
-from corpus import CORPUS
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator, exceptions, validators
 
+from corpus import CORPUS
 from toolcast import Tool
 from toolcast._frozen import thaw
 
@@ -37,9 +38,14 @@ def _base64(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
 Reference = validators.extend(Draft202012Validator, {"contentEncoding": _base64})
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**40), 2**40)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**40), 2**40)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -47,12 +53,16 @@ json_values = st.recursive(
 # hypothesis-jsonschema cannot follow recursive references: these are written by hand.
 _node = st.recursive(
     st.fixed_dictionaries({"label": st.text(max_size=5)}),
-    lambda kids: st.fixed_dictionaries({"label": st.text(max_size=5)}, optional={"children": st.lists(kids, max_size=3)}),
+    lambda kids: st.fixed_dictionaries(
+        {"label": st.text(max_size=5)}, optional={"children": st.lists(kids, max_size=3)}
+    ),
     max_leaves=6,
 )
 _folder = st.recursive(
     st.fixed_dictionaries({"name": st.text(max_size=5)}),
-    lambda subs: st.fixed_dictionaries({"name": st.text(max_size=5)}, optional={"subfolders": st.lists(subs, max_size=3)}),
+    lambda subs: st.fixed_dictionaries(
+        {"name": st.text(max_size=5)}, optional={"subfolders": st.lists(subs, max_size=3)}
+    ),
     max_leaves=6,
 )
 HAND_WRITTEN = {
@@ -74,8 +84,10 @@ def _outside_timedelta(instance: Any) -> bool:
         return False
     import re
 
-    total = sum(float(n) * {"W": 7, "D": 1, "H": 1 / 24, "M": 1 / 1440, "S": 1 / 86400}[u]
-                for n, u in re.findall(r"([0-9]+(?:\.[0-9]+)?)([WDHMS])", text))
+    total = sum(
+        float(n) * {"W": 7, "D": 1, "H": 1 / 24, "M": 1 / 1440, "S": 1 / 86400}[u]
+        for n, u in re.findall(r"([0-9]+(?:\.[0-9]+)?)([WDHMS])", text)
+    )
     return total >= 999_999_999
 
 
@@ -90,13 +102,17 @@ def _mutate(value: Any) -> st.SearchStrategy[Any]:
     options: list[st.SearchStrategy[Any]] = [json_values]
     if isinstance(value, dict) and value:
         keys = sorted(value)
-        options.append(st.sampled_from(keys).map(lambda k: {x: v for x, v in value.items() if x != k}))
+        options.append(
+            st.sampled_from(keys).map(lambda k: {x: v for x, v in value.items() if x != k})
+        )
         options.append(
             st.sampled_from(keys).flatmap(
                 lambda k: _mutate(value[k]).map(lambda new: {**value, k: new})
             )
         )
-        options.append(st.text(max_size=5).flatmap(lambda k: json_values.map(lambda v: {**value, k: v})))
+        options.append(
+            st.text(max_size=5).flatmap(lambda k: json_values.map(lambda v: {**value, k: v}))
+        )
     if isinstance(value, list) and value:
         options.append(
             st.integers(0, len(value) - 1).flatmap(
@@ -113,7 +129,9 @@ IDS = [t.name for t in TOOLS]
 
 
 def _decisions(tool: Tool, instance: Any) -> tuple[bool, bool, str]:
-    reference = Reference(thaw(tool.spec.input_schema), format_checker=Draft202012Validator.FORMAT_CHECKER)
+    reference = Reference(
+        thaw(tool.spec.input_schema), format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
     expected = reference.is_valid(instance)
     try:
         tool.validate(json.dumps(instance))

@@ -121,9 +121,7 @@ def test_built_wheel_installs_into_a_clean_venv_and_its_script_runs(tmp_path: Pa
     run([*install, "--no-deps", "--no-index", str(wheel)], tmp_path, clean_env(), 300)
 
     env = clean_env(venv / "bin")
-    where = run(
-        [str(python), "-c", "import toolcast; print(toolcast.__file__)"], tmp_path, env, 60
-    )
+    where = run([str(python), "-c", "import toolcast; print(toolcast.__file__)"], tmp_path, env, 60)
     assert where.startswith(site), "the venv must import the installed wheel"
     check_installed_script(venv / "bin", tmp_path, env)
 

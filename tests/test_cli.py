@@ -175,9 +175,7 @@ def test_inspect_lists_toolbox_members_after_their_selector(
     ]
 
 
-def test_inspect_a_file_path_target(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_inspect_a_file_path_target(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = write_module(
         tmp_path,
         "cli_file_tools",
@@ -378,16 +376,22 @@ def test_call_with_provider_prints_the_result_message(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     code, out, _ = run(
-        capsys, "call", PLACES, "place_details", '{"place_id": "nope"}',
-        "--provider", "openai_chat", "--call-id", "call_9",
+        capsys,
+        "call",
+        PLACES,
+        "place_details",
+        '{"place_id": "nope"}',
+        "--provider",
+        "openai_chat",
+        "--call-id",
+        "call_9",
     )
     assert code == 1
     assert json.loads(out) == [
         {
             "role": "tool",
             "tool_call_id": "call_9",
-            "content": "Error: No place has the id 'nope'. "
-            "Call find_places to get a valid id.",
+            "content": "Error: No place has the id 'nope'. Call find_places to get a valid id.",
         }
     ]
 
@@ -396,7 +400,10 @@ def test_call_runs_a_toolbox_member_on_a_default_instance(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     code, out, _ = run(
-        capsys, "call", "toolcast.examples.documents", "read_document",
+        capsys,
+        "call",
+        "toolcast.examples.documents",
+        "read_document",
         '{"document_id": "doc-3"}',
     )
     assert code == 0
@@ -531,9 +538,7 @@ def test_type_text_reads_like_a_signature(schema: dict[str, object], text: str) 
 def test_compact_json_keeps_short_values_on_one_line() -> None:
     value = {"a": [1, 2], "b": {"c": "x" * 100}}
     long = '"' + "x" * 100 + '"'
-    assert compact_json(value) == (
-        '{\n  "a": [1, 2],\n  "b": {\n    "c": ' + long + "\n  }\n}"
-    )
+    assert compact_json(value) == ('{\n  "a": [1, 2],\n  "b": {\n    "c": ' + long + "\n  }\n}")
     assert json.loads(compact_json(value)) == value
 
 

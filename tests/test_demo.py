@@ -115,16 +115,12 @@ def test_every_call_is_answered_in_call_order(turns: list[Turn]) -> None:
 
 
 def test_the_transcript_is_a_valid_next_request(turns: list[Turn]) -> None:
-    messages: list[dict[str, Any]] = [
-        {"role": "user", "content": load_conversation()["user"]}
-    ]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": load_conversation()["user"]}]
     for turn in turns[:-1]:
         messages.append(openai_chat.format_assistant_message(turn.calls))
         messages.extend(turn.replies)
     adapter = TypeAdapter(list[openai_types.ChatCompletionMessageParam])
-    assert len(adapter.validate_python(messages)) == 1 + sum(
-        1 + len(t.replies) for t in turns[:-1]
-    )
+    assert len(adapter.validate_python(messages)) == 1 + sum(1 + len(t.replies) for t in turns[:-1])
 
 
 def test_run_demo_prints_every_step_and_makes_no_network_call(

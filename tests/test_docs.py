@@ -153,9 +153,7 @@ def _same_text(actual: str, expected: str) -> bool:
 
 
 @pytest.mark.parametrize("path", _with((*_PYTHON, "pycon")), ids=_doc_id)
-def test_python_examples_run(
-    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_python_examples_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     name = "docs_" + re.sub(r"\W", "_", _doc_id(path).removesuffix(".md"))
     module = types.ModuleType(name)
@@ -231,8 +229,8 @@ def test_console_examples_print_what_they_show(
             actual = [line.rstrip() for line in (captured.out + captured.err).splitlines()]
             while expected and not expected[-1]:
                 expected.pop()
-            assert _matches(actual, expected), (
-                f"{block.where}: `{command}` printed:\n" + "\n".join(actual)
+            assert _matches(actual, expected), f"{block.where}: `{command}` printed:\n" + "\n".join(
+                actual
             )
             checked += 1
     assert checked, f"{_doc_id(path)}: no `$ toolcast` command to check"

@@ -14,7 +14,7 @@ import enum
 import json
 import uuid
 from dataclasses import dataclass
-from typing import NamedTuple, Any
+from typing import Any, NamedTuple
 
 import jsonschema
 import pytest

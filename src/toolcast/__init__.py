@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
 from toolcast._arguments import Limits
 from toolcast._catalog import Catalog, ToolSet, UnknownToolError
+from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
 from toolcast._context import Injected, ToolContext
 from toolcast._decorator import Param, tool
 from toolcast._discovery import FactoryResolver, FixedResolver

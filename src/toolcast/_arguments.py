@@ -112,7 +112,7 @@ def _digits_at(value: Any, exact: Any, path: tuple[Any, ...]) -> Any:
         if isinstance(value, dict) and isinstance(exact, dict):
             return {k: _digits_at(v, exact[k], rest) for k, v in value.items()}
         if isinstance(value, list) and isinstance(exact, list):
-            return [_digits_at(v, e, rest) for v, e in zip(value, exact)]
+            return [_digits_at(v, e, rest) for v, e in zip(value, exact, strict=True)]
         return value
     if isinstance(head, int):
         if isinstance(value, list) and isinstance(exact, list) and head < len(value):
@@ -169,9 +169,10 @@ class Parser:
     def parse(self, arguments: Arguments) -> Any:
         """Validate `arguments`; return the converted argument object or raise ArgumentsError."""
         if isinstance(arguments, str):
-            if len(arguments) * 4 > self._limits.max_bytes and len(
-                arguments.encode("utf-8", "surrogatepass")
-            ) > self._limits.max_bytes:
+            if (
+                len(arguments) * 4 > self._limits.max_bytes
+                and len(arguments.encode("utf-8", "surrogatepass")) > self._limits.max_bytes
+            ):
                 raise self._too_large(len(arguments.encode("utf-8", "surrogatepass")))
             raw: bytes | str = arguments
         elif isinstance(arguments, (bytes, bytearray)):
@@ -228,8 +229,10 @@ class Parser:
             ) from None
 
     def _exact_decimals(self, raw: str | bytes, parsed: Any) -> bytes:
-        """Refuse strings where a Decimal is expected, and hand the validator each such
-        number as its exact digits (pydantic-core reads JSON numbers through a float)."""
+        """Refuse strings where a Decimal goes; give the validator each one's exact digits.
+
+        pydantic-core reads JSON numbers through a float, which drops digits.
+        """
         for guard in self._guards:
             where = _strings_at(parsed, guard)
             if where is not None:

@@ -774,7 +774,9 @@ class ToolSet:
         if tool is None:
             return self.unknown_tool(call.name, call_id=call.id)
         outcome = await tool.invoke(
-            call.arguments, context=context, call_id=call.id,
+            call.arguments,
+            context=context,
+            call_id=call.id,
             null_means_default=_null_means_default(call),
         )
         return _as_called(outcome, call)
@@ -785,7 +787,9 @@ class ToolSet:
         if tool is None:
             return self.unknown_tool(call.name, call_id=call.id)
         outcome = tool.invoke_sync(
-            call.arguments, context=context, call_id=call.id,
+            call.arguments,
+            context=context,
+            call_id=call.id,
             null_means_default=_null_means_default(call),
         )
         return _as_called(outcome, call)

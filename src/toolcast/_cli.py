@@ -101,11 +101,7 @@ class Style:
 def compact_json(value: Any, *, width: int = 88, indent: str = "") -> str:
     """JSON laid out for reading: a value that fits in `width` stays on one line."""
     flat = json.dumps(value, ensure_ascii=False)
-    if (
-        len(indent) + len(flat) <= width
-        or not isinstance(value, (dict, list))
-        or not value
-    ):
+    if len(indent) + len(flat) <= width or not isinstance(value, (dict, list)) or not value:
         return flat
     inner = indent + "  "
     if isinstance(value, dict):
@@ -151,9 +147,7 @@ def _import_module(name: str) -> ModuleType:
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:
-        if exc.name is not None and (
-            name == exc.name or name.startswith(exc.name + ".")
-        ):
+        if exc.name is not None and (name == exc.name or name.startswith(exc.name + ".")):
             msg = (
                 f"cannot import {name!r}: no module named {exc.name!r}. Run toolcast "
                 "from the directory that holds it, install its package, or pass a "
@@ -241,9 +235,7 @@ def _attribute(module: ModuleType, where: str, attribute: str) -> Any:
     value: Any = module
     for part in attribute.split("."):
         if not hasattr(value, part):
-            found = sorted(
-                n for n, v in vars(module).items() if options_of(v) is not None
-            )
+            found = sorted(n for n, v in vars(module).items() if options_of(v) is not None)
             hint = f" It defines these tools: {', '.join(found)}." if found else ""
             msg = f"{where} has no attribute {attribute!r}.{hint}"
             raise _Usage(msg)
@@ -264,9 +256,7 @@ def _as_catalog(value: Any, target: str) -> Any:
 
     items = list(value) if isinstance(value, (list, tuple)) else [value]
     for item in items:
-        if not (isinstance(item, Tool) or callable(item)) or isinstance(
-            item, (str, bytes)
-        ):
+        if not (isinstance(item, Tool) or callable(item)) or isinstance(item, (str, bytes)):
             msg = f"{target} is a {type(item).__name__}; point TARGET at {_KINDS}."
             raise _Usage(msg)
     return Catalog(items, resolver=_default_resolver())
@@ -359,9 +349,7 @@ def _note_json(note: Any) -> dict[str, str]:
     }
 
 
-def _tool_document(
-    entry: _Entry, provider: str | None, strict: bool | None
-) -> dict[str, Any]:
+def _tool_document(entry: _Entry, provider: str | None, strict: bool | None) -> dict[str, Any]:
     spec = entry.tool.spec
     doc: dict[str, Any] = {
         "name": spec.name,
@@ -443,9 +431,7 @@ def type_text(schema: Any) -> str:
             if len(keys) > 5:
                 keys = [*keys[:4], f"+{len(keys) - 4} more"]
             word = "object {" + ", ".join(keys) + "}"
-        elif kind == "object" and isinstance(
-            schema.get("additionalProperties"), Mapping
-        ):
+        elif kind == "object" and isinstance(schema.get("additionalProperties"), Mapping):
             word = f"object of {type_text(schema['additionalProperties'])}"
         elif kind == "string" and "format" in schema:
             word = f"string ({schema['format']})"
@@ -487,9 +473,7 @@ def _parameter_rows(schema: Mapping[str, Any]) -> list[tuple[str, str, str]]:
             kind += f" = {json.dumps(fragment['default'], ensure_ascii=False)}"
         elif name in required:
             kind += ", required"
-        description = (
-            fragment.get("description", "") if isinstance(fragment, Mapping) else ""
-        )
+        description = fragment.get("description", "") if isinstance(fragment, Mapping) else ""
         rows.append((name, kind, description))
     return rows
 
@@ -504,9 +488,7 @@ def _render(document: Mapping[str, Any], out: TextIO, style: Style) -> None:
         _render_tool(doc, out, style)
     if provider is None:
         hint = ", ".join(provider_names())
-        out.write(
-            "\n" + style(f"See a wire format with --provider ({hint}).", "dim") + "\n"
-        )
+        out.write("\n" + style(f"See a wire format with --provider ({hint}).", "dim") + "\n")
 
 
 def _tag(key: str, value: Any) -> str:
@@ -542,18 +524,14 @@ def _render_tool(doc: Mapping[str, Any], out: TextIO, style: Style) -> None:
         kind_width = max(len(r[1]) for r in rows)
         out.write(f"{indent}  {style('parameters', 'bold')}\n")
         for name, kind, description in rows:
-            line = (
-                f"{name.ljust(name_width)}  {style(kind.ljust(kind_width), 'yellow')}"
-            )
+            line = f"{name.ljust(name_width)}  {style(kind.ljust(kind_width), 'yellow')}"
             if description:
                 line += f"  {description}"
             out.write(f"{indent}    {line.rstrip()}\n")
     else:
         out.write(f"{indent}  {style('no parameters', 'dim')}\n")
     if doc["output_schema"] is not None:
-        out.write(
-            f"{indent}  {style('returns', 'bold')} {type_text(doc['output_schema'])}\n"
-        )
+        out.write(f"{indent}  {style('returns', 'bold')} {type_text(doc['output_schema'])}\n")
     projection = doc.get("projection")
     if projection is None:
         return
@@ -671,12 +649,8 @@ def _parser() -> argparse.ArgumentParser:
         help="force strict decoding on or off (default: each tool's own setting)",
     )
     output = inspect_.add_mutually_exclusive_group()
-    output.add_argument(
-        "--json", action="store_true", help="print JSON (default when piped)"
-    )
-    output.add_argument(
-        "--text", action="store_true", help="print text even when piped"
-    )
+    output.add_argument("--json", action="store_true", help="print JSON (default when piped)")
+    output.add_argument("--text", action="store_true", help="print text even when piped")
     inspect_.add_argument(
         "-r", "--recursive", action="store_true", help="scan a package's submodules too"
     )
@@ -705,9 +679,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PROVIDER",
         help="print the provider's result message instead of the plain text",
     )
-    call.add_argument(
-        "--call-id", default="call_1", help="call id for --provider output"
-    )
+    call.add_argument("--call-id", default="call_1", help="call id for --provider output")
     call.add_argument(
         "-r", "--recursive", action="store_true", help="scan a package's submodules too"
     )

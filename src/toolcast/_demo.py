@@ -71,9 +71,7 @@ def _provider(name: str) -> ModuleType:
     return importlib.import_module(f"toolcast.providers.{name}")
 
 
-async def _run(
-    toolset: ToolSet, call: ToolCall, provider: ModuleType
-) -> tuple[bool, ToolOutcome]:
+async def _run(toolset: ToolSet, call: ToolCall, provider: ModuleType) -> tuple[bool, ToolOutcome]:
     try:
         tool = toolset.resolve(call.name)
     except UnknownToolError as exc:
@@ -99,9 +97,7 @@ async def play(
         calls = tuple(module.parse_calls(response))
         if not calls:
             message = response["choices"][0]["message"]
-            turns.append(
-                Turn(number=number, response=response, answer=message.get("content"))
-            )
+            turns.append(Turn(number=number, response=response, answer=message.get("content")))
             break
         results = [await _run(toolset, call, module) for call in calls]
         outcomes = tuple(outcome for _, outcome in results)
@@ -162,10 +158,7 @@ def _show_tools(p: _Printer, toolset: ToolSet) -> None:
         "   Catalog.from_modules(examples.places, examples.documents)"
         ".select(include_selectors=True)"
     )
-    p.line(
-        "   The model starts with these; the documents toolbox is one selector "
-        "until opened."
-    )
+    p.line("   The model starts with these; the documents toolbox is one selector until opened.")
     width = max(len(name) for name in toolset.names())
     boxes = {box.name: box for box in toolset.toolboxes()}
     for tool in toolset.tools():
@@ -181,31 +174,24 @@ def _show_projections(p: _Printer, toolset: ToolSet) -> None:
     tool = toolset.resolve(_SHOWCASE_TOOL)
     p.section(2, f"One tool, three wire formats: {_SHOWCASE_TOOL}")
     p.line(
-        "   One canonical schema; each provider module down-converts it and "
-        "notes every lossy step."
+        "   One canonical schema; each provider module down-converts it and notes every lossy step."
     )
     for name in _PROJECTED:
         projection = _provider(name).project(tool)
         mode = "strict" if projection.strict else "not strict"
         p.line()
         p.line(f"   {s(name, 'bold', 'cyan')} ({mode})")
-        for row in compact_json(
-            dict(projection.definition), width=_WIDTH - 5
-        ).splitlines():
+        for row in compact_json(dict(projection.definition), width=_WIDTH - 5).splitlines():
             p.line(f"     {row}")
         for note in projection.notes:
-            p.line(
-                f"     {s('note', 'magenta')} {note.path} {note.keyword}: {note.detail}"
-            )
+            p.line(f"     {s('note', 'magenta')} {note.path} {note.keyword}: {note.detail}")
 
 
 def _show_turn(p: _Printer, turn: Turn) -> None:
     s = p.style
     p.line()
     if turn.answer is not None:
-        p.line(
-            f"   {s(f'turn {turn.number}', 'bold')}  the model answers (no tool calls):"
-        )
+        p.line(f"   {s(f'turn {turn.number}', 'bold')}  the model answers (no tool calls):")
         p.line(f"     {s(turn.answer, 'green')}")
         return
     p.line(
@@ -215,18 +201,12 @@ def _show_turn(p: _Printer, turn: Turn) -> None:
     )
     step = s("{:<15}", "dim")
     replies = {reply.get("tool_call_id"): reply for reply in turn.replies}
-    for call, resolved, outcome in zip(
-        turn.calls, turn.resolved, turn.outcomes, strict=True
-    ):
+    for call, resolved, outcome in zip(turn.calls, turn.resolved, turn.outcomes, strict=True):
         p.line(
             f"     {step.format('parse_calls')} {call.id}: {call.name} "
             f"{_clip(_arguments(call), 70)}"
         )
-        found = (
-            s("found in the tool set", "green")
-            if resolved
-            else s("not in the tool set", "red")
-        )
+        found = s("found in the tool set", "green") if resolved else s("not in the tool set", "red")
         p.line(f"     {step.format('resolve')} {call.name}: {found}")
         if not resolved:
             verdict = s("not run", "red")
@@ -256,22 +236,13 @@ def run_demo(out: TextIO, *, style: Style) -> int:
     conversation = load_conversation()
     toolset = catalog().select(include_selectors=True)
     p = _Printer(out, style)
-    p.line(
-        style("toolcast demo", "bold")
-        + ": no network and no API keys. The model's replies"
-    )
-    p.line(
-        "are recorded; the catalog, projections, parsing, validation and tools "
-        "run for real."
-    )
+    p.line(style("toolcast demo", "bold") + ": no network and no API keys. The model's replies")
+    p.line("are recorded; the catalog, projections, parsing, validation and tools run for real.")
     _show_tools(p, toolset)
     _show_projections(p, toolset)
     provider = str(conversation["format"])
     p.section(3, f"A recorded conversation ({provider})")
-    p.line(
-        "   Each reply goes through parse_calls -> ToolSet.resolve -> invoke "
-        "-> format_results."
-    )
+    p.line("   Each reply goes through parse_calls -> ToolSet.resolve -> invoke -> format_results.")
     p.line()
     p.line(f"   {style('user', 'bold')}: {conversation['user']}")
     turns = asyncio.run(play(toolset, conversation["responses"], provider=provider))
@@ -286,8 +257,5 @@ def run_demo(out: TextIO, *, style: Style) -> int:
         "results the model could act on, none crashed the host."
     )
     p.line("Next: toolcast inspect toolcast.examples:catalog --provider gemini")
-    p.line(
-        "      toolcast call toolcast.examples.places find_places "
-        '\'{"query": "Paris"}\''
-    )
+    p.line('      toolcast call toolcast.examples.places find_places \'{"query": "Paris"}\'')
     return 0

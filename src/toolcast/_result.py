@@ -7,7 +7,6 @@ import dataclasses
 import decimal
 import enum
 import secrets
-
 from collections.abc import Sequence
 from typing import Any
 
@@ -63,8 +62,7 @@ def _exact(value: Any, digits: list[str], token: str) -> Any:
         return [_exact(v, digits, token) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {
-            f.name: _exact(getattr(value, f.name), digits, token)
-            for f in dataclasses.fields(value)
+            f.name: _exact(getattr(value, f.name), digits, token) for f in dataclasses.fields(value)
         }
     if hasattr(value, "model_dump"):
         return _exact(value.model_dump(by_alias=True), digits, token)
@@ -101,8 +99,14 @@ def outcome_of(
         # A result the tool marked as an error says why, like every other failure.
         error = ToolFailure("tool_error", text) if value.is_error else None
         return ToolOutcome(
-            call_id=call_id, tool_name=spec.name, is_error=value.is_error, content=parts,
-            text=text, value=value, structured_value=value.structured, error=error,
+            call_id=call_id,
+            tool_name=spec.name,
+            is_error=value.is_error,
+            content=parts,
+            text=text,
+            value=value,
+            structured_value=value.structured,
+            error=error,
         )
     name = spec.name
     if value is None:
@@ -133,7 +137,11 @@ def outcome_of(
             text = to_json(value, bytes_mode="base64", inf_nan_mode="null").decode()
         structured = _Lazy
     return ToolOutcome(
-        call_id=call_id, tool_name=spec.name, content=(JsonPart(text),), text=text, value=value,
+        call_id=call_id,
+        tool_name=spec.name,
+        content=(JsonPart(text),),
+        text=text,
+        value=value,
         structured_value=structured,
     )
 

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
-
-from typing_extensions import TypeAlias
+from typing import Any, TypeAlias
 
 from toolcast.typing import JsonSchema
 
 __all__ = ("Arguments", "ToolCall", "ToolSpec")
 
-Arguments: TypeAlias = Union[str, bytes, bytearray, Mapping[str, Any]]
+Arguments: TypeAlias = str | bytes | bytearray | Mapping[str, Any]
 """Tool arguments as a model sends them: JSON text, bytes, or a parsed object."""
 
 

@@ -140,15 +140,20 @@ class Tool:
                 getattr(fn, "__qualname__", repr(fn)),
                 [
                     DefinitionProblem(
-                        "unbound-method", "self",
+                        "unbound-method",
+                        "self",
                         "this is a method: pass a bound method (obj.method), "
                         "instance=obj, or resolver=(tool, call) -> obj.",
                     )
                 ],
             )
         spec = _spec(
-            analysis.name, analysis.description, analysis.input_schema,
-            analysis.output_schema, options, is_async=analysis.is_async,
+            analysis.name,
+            analysis.description,
+            analysis.input_schema,
+            analysis.output_schema,
+            options,
+            is_async=analysis.is_async,
         )
         limits = limits or Limits()
         made = cls(spec, fn, analysis=analysis, instance=instance, resolver=resolver, limits=limits)
@@ -179,15 +184,23 @@ class Tool:
         is_async = inspect.iscoroutinefunction(handler)
         takes_context = len(inspect.signature(handler).parameters) >= 2
         spec = _spec(
-            name, description, dict(input_schema),
+            name,
+            description,
+            dict(input_schema),
             dict(output_schema) if output_schema is not None else None,
-            options, is_async=is_async,
+            options,
+            is_async=is_async,
         )
         limits = limits or Limits()
 
         def make_parser() -> Parser:
-            return Parser(name, compiled.validator(), spec.input_schema, limits=limits,
-                          static_depth=compiled.depth)
+            return Parser(
+                name,
+                compiled.validator(),
+                spec.input_schema,
+                limits=limits,
+                static_depth=compiled.depth,
+            )
 
         tool = cls(spec, handler, parser=make_parser, limits=limits)
         if takes_context:
@@ -220,8 +233,12 @@ class Tool:
             config["regex_engine"] = "python-re"
         validator = SchemaValidator(analysis.node.core, config)
         return Parser(
-            self.spec.name, validator, self.spec.input_schema, limits=self._limits,
-            static_depth=analysis.node.depth, guards=analysis.node.guards,
+            self.spec.name,
+            validator,
+            self.spec.input_schema,
+            limits=self._limits,
+            static_depth=analysis.node.depth,
+            guards=analysis.node.guards,
         )
 
     def _get_parser(self, lenient: bool) -> Parser:
@@ -422,7 +439,10 @@ class Tool:
     def _succeeded(self, value: Any, call_id: str | None) -> ToolOutcome:
         try:
             outcome = outcome_of(
-                self.spec, value, call_id, self._envelope,
+                self.spec,
+                value,
+                call_id,
+                self._envelope,
                 exact=self._analysis is not None and self._analysis.exact_output,
             )
         except Exception as exc:
@@ -440,8 +460,12 @@ class Tool:
             parts = (*outcome.content, TextPart(note))
             text = f"{outcome.text}\n{note}" if outcome.text else note
             outcome = ToolOutcome(
-                call_id=outcome.call_id, tool_name=outcome.tool_name, content=parts, text=text,
-                value=outcome.value, structured_value=outcome.structured_value,
+                call_id=outcome.call_id,
+                tool_name=outcome.tool_name,
+                content=parts,
+                text=text,
+                value=outcome.value,
+                structured_value=outcome.structured_value,
             )
         return outcome
 

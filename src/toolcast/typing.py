@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Union
-
-from typing_extensions import TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
 if TYPE_CHECKING:
     from toolcast._spec import ToolCall
@@ -16,9 +14,7 @@ __all__ = ("JsonSchema", "JsonValue", "TargetResolver")
 JsonSchema: TypeAlias = "dict[str, Any]"
 """A JSON Schema (draft 2020-12) document or fragment."""
 
-JsonValue: TypeAlias = Union[
-    None, bool, int, float, str, "list[JsonValue]", "dict[str, JsonValue]"
-]
+JsonValue: TypeAlias = Union[bool, int, float, str, "list[JsonValue]", "dict[str, JsonValue]", None]
 """Any value JSON can carry."""
 
 TargetResolver: TypeAlias = "Callable[[Tool, ToolCall], Any]"

@@ -66,9 +66,7 @@ class Documents:
         self.notes = dict(notes) if notes is not None else {d.id: d for d in _NOTES}
 
     @tool(status="Searching the notes", categories=["documents"])
-    def search_documents(
-        self, query: str, limit: Annotated[int, Ge(1), Le(20)] = 5
-    ) -> list[Hit]:
+    def search_documents(self, query: str, limit: Annotated[int, Ge(1), Le(20)] = 5) -> list[Hit]:
         """Find notes whose title or text contains every word of the query.
 
         Args:
@@ -92,9 +90,6 @@ class Documents:
         """
         doc = self.notes.get(document_id)
         if doc is None:
-            msg = (
-                f"No note has the id {document_id!r}. "
-                "Call search_documents to find one."
-            )
+            msg = f"No note has the id {document_id!r}. Call search_documents to find one."
             raise ToolError(msg)
         return f"{doc.title}\n\n{doc.body}"
