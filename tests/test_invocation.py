@@ -482,3 +482,14 @@ async def test_a_schema_tool_handler_with_two_parameters_gets_the_context() -> N
 
     tool_ = Tool.from_schema("echo", "", schema, handler)
     assert (await tool_.invoke("{}", call_id="c1")).text == "echo:c1:{}"
+
+
+def test_an_injected_parameter_with_a_default_uses_it_when_the_host_has_no_value() -> None:
+    def lookup(q: str, region: Annotated[str, Injected("region")] = "eu") -> str:
+        return f"{q}@{region}"
+
+    lookup_tool = Tool.from_function(lookup)
+    assert "region" not in lookup_tool.spec.input_schema["properties"]
+    assert lookup_tool.invoke_sync('{"q": "x"}').text == "x@eu"
+    context = ToolContext(state={"region": "us"})
+    assert lookup_tool.invoke_sync('{"q": "x"}', context=context).text == "x@us"

@@ -39,7 +39,7 @@ class CallPlan:
     """Positional-only parameters in order, with their defaults (MISSING if none)."""
     context_param: str | None
     """The parameter that receives the ToolContext."""
-    injected: tuple[tuple[str, str], ...]
+    injected: tuple[tuple[str, str, Any], ...]
     """(parameter, state key) pairs filled from ToolContext.state."""
     needs_receiver: bool
     """The function is an unbound method: the first argument is the instance."""
@@ -152,7 +152,7 @@ def analyse(
     fields: list[FieldDef] = []
     positional: list[tuple[str, Any]] = []
     context_param: str | None = None
-    injected: list[tuple[str, str]] = []
+    injected: list[tuple[str, str, Any]] = []
     overrides: Mapping[str, Param] = options.params
     seen_keys: dict[str, str] = {}
 
@@ -209,7 +209,8 @@ def analyse(
             _absorb(meta, default)
             default = meta.default if meta.default is not MISSING else param.empty
         if meta.injected is not None:
-            injected.append((param.name, meta.injected.key))
+            fallback = MISSING if default is param.empty else default
+            injected.append((param.name, meta.injected.key, fallback))
             if param.kind is param.POSITIONAL_ONLY:
                 positional.append((param.name, MISSING))
             continue

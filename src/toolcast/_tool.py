@@ -24,6 +24,7 @@ from toolcast._frozen import freeze
 from toolcast._function import Analysis, analyse
 from toolcast._outcome import ToolOutcome
 from toolcast._result import SCHEMA_DIALECT, outcome_of
+from toolcast._schema import MISSING
 from toolcast._spec import Arguments, ToolCall, ToolSpec
 from toolcast.errors import DefinitionProblem, ToolDefinitionError, ToolError
 from toolcast.typing import JsonSchema, TargetResolver
@@ -285,12 +286,15 @@ class Tool:
                     args[name] = info.get_default(call_default_factory=True, validated_data=data)
             if plan.context_param is not None:
                 args[plan.context_param] = ctx
-            for param, key in plan.injected:
+            for param, key, fallback in plan.injected:
                 assert ctx is not None
-                if key not in ctx.state:
+                if key in ctx.state:
+                    args[param] = ctx.state[key]
+                elif fallback is not MISSING:
+                    args[param] = fallback
+                else:
                     msg = f"the host did not provide {key!r} in ToolContext.state"
                     raise _HostError(msg)
-                args[param] = ctx.state[key]
             positional = [
                 args.pop(name) if name in args else default for name, default in plan.positional
             ]
