@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT))  # `benchmarks` is a top-level package of the repo
 
 from benchmarks import bench_dispatch, corpus  # noqa: E402
 from benchmarks.peers import PEERS, NotInstalled  # noqa: E402
+from benchmarks.run import main as run_main  # noqa: E402
 
 
 def test_quick_run_writes_every_section(tmp_path: Path) -> None:
@@ -42,12 +43,15 @@ def test_quick_run_writes_every_section(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    results = json.loads(raw.read_text())
+    results = json.loads(raw.read_text())["results"]
     failed = {
         k: v["status"] for k, v in results.items() if v.get("status", "ok").startswith("failed")
     }
     assert not failed
     text = output.read_text()
+    again = tmp_path / "again.md"
+    assert run_main(["--render", str(raw), "--output", str(again)]) == 0
+    assert again.read_text() == text
     for heading in (
         "## Summary",
         "## Per-call dispatch",

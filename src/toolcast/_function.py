@@ -17,11 +17,14 @@ from typing import Any
 
 import typing_extensions
 
+from toolcast._annotations import MISSING, split_annotated
 from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
 from toolcast._context import ToolContext
 from toolcast._decorator import Param, ToolOptions
 from toolcast._docstring import parse_docstring
-from toolcast._schema import MISSING, FieldDef, Node, SchemaBuilder, split_annotated
+from toolcast._fields import FieldDef
+from toolcast._node import Node
+from toolcast._schema import SchemaBuilder
 from toolcast.errors import DefinitionProblem, ToolDefinitionError
 
 __all__ = ("NAME_PATTERN", "CallPlan", "Analysis", "analyse", "check_name")
@@ -204,7 +207,7 @@ def analyse(
         base, meta = split_annotated(annotation)
         default = param.default
         if type(default).__name__ == "FieldInfo":  # x: T = Field(...)
-            from toolcast._schema import _absorb
+            from toolcast._annotations import _absorb
 
             _absorb(meta, default)
             default = meta.default if meta.default is not MISSING else param.empty

@@ -16,14 +16,14 @@ from typing import Any, Literal
 from pydantic_core import CoreConfig, PydanticCustomError, SchemaValidator, to_json
 from pydantic_core import core_schema as cs
 
-from toolcast._schema import (
+from toolcast._formats import (
     _INT_BASE,
-    SchemaBuilder,
     _parse_date,
     _parse_datetime,
     _parse_time,
     _parse_uuid,
 )
+from toolcast._schema import SchemaBuilder
 from toolcast.errors import DefinitionProblem, ToolDefinitionError
 
 __all__ = ("CompiledSchema", "compile_schema")
@@ -232,7 +232,7 @@ class _Compiler:
             pattern = s.get("pattern")
             engine: Literal["python-re"] | None = None
             if pattern is not None:
-                from toolcast._schema import _needs_python_regex
+                from toolcast._constraints import _needs_python_regex
 
                 if _needs_python_regex(pattern):
                     try:

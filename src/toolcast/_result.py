@@ -13,7 +13,7 @@ from typing import Any
 from pydantic_core import to_json, to_jsonable_python
 
 from toolcast._content import ContentPart, ImagePart, JsonPart, TextPart, ToolResult
-from toolcast._outcome import ToolFailure, ToolOutcome
+from toolcast._outcome import ToolFailure, ToolOutcome, succeeded
 from toolcast._spec import ToolSpec
 
 __all__ = ("SCHEMA_DIALECT", "outcome_of", "text_of")
@@ -112,9 +112,7 @@ def outcome_of(
     if value is None:
         return ToolOutcome(call_id=call_id, tool_name=name, value=None)
     if isinstance(value, str):
-        return ToolOutcome(
-            call_id=call_id, tool_name=name, content=(TextPart(value),), text=value, value=value
-        )
+        return succeeded(call_id, name, (TextPart(value),), value, value)
     if isinstance(value, _PARTS) or _is_parts(value):
         parts = (value,) if isinstance(value, _PARTS) else tuple(value)
         return ToolOutcome(
@@ -122,28 +120,15 @@ def outcome_of(
         )
     # The envelope wraps structured values only: None, text and parts have no
     # output schema to show. NaN/Infinity become null, as JSON has no spelling for them.
-    if envelope is not None:
-        text = to_json(
-            {"schema": envelope, "result": value}, bytes_mode="base64", inf_nan_mode="null"
-        ).decode()
-        if exact:
-            result = exact_json(value)
-            text = to_json({"schema": envelope}).decode()[:-1] + f',"result":{result}}}'
-        structured: Any = _LazyEnveloped
+    if exact:
+        text = exact_json(value)
     else:
-        if exact:
-            text = exact_json(value)
-        else:
-            text = to_json(value, bytes_mode="base64", inf_nan_mode="null").decode()
-        structured = _Lazy
-    return ToolOutcome(
-        call_id=call_id,
-        tool_name=spec.name,
-        content=(JsonPart(text),),
-        text=text,
-        value=value,
-        structured_value=structured,
-    )
+        text = to_json(value, bytes_mode="base64", inf_nan_mode="null").decode()
+    structured: Any = _Lazy
+    if envelope is not None:
+        text = f'{{"schema":{to_json(envelope).decode()},"result":{text}}}'
+        structured = _LazyEnveloped
+    return succeeded(call_id, name, (JsonPart(text),), text, value, structured)
 
 
 class _LazyMarker:

@@ -7,32 +7,69 @@ true. pydantic is never imported unless a type comes from it.
 
 Problems are collected (never raised one by one); `ToolDefinitionError` reports
 them all at once.
+
+The walk leans on a few neighbours, one concept each: `_node` (the `Node` pair and
+canonical keyword order), `_annotations` (`Annotated` metadata and defaults),
+`_formats` (exact integer and string-format validators), `_fields` (fields of
+dataclasses, TypedDicts, NamedTuples and pydantic models) and `_constraints`
+(constraint keywords). Names other modules import from here are re-exported.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import dataclasses
 import datetime as dt
 import decimal
 import enum
 import pathlib
-import re
 import types
 import typing
 import uuid
 from collections import abc
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import typing_extensions
 from pydantic_core import PydanticCustomError
 from pydantic_core import core_schema as cs
 
-from toolcast._context import Injected
+from toolcast._annotations import MISSING, Meta, json_default, split_annotated
+from toolcast._annotations import _absorb as _absorb
+from toolcast._constraints import _needs_python_regex as _needs_python_regex
+from toolcast._constraints import constrain
 from toolcast._docstring import parse_docstring
+from toolcast._fields import (
+    FieldDef,
+    _class_doc,
+    _constructor,
+    _is_model,
+    _is_namedtuple,
+    _is_typeddict,
+    _post_object,
+    fields_of,
+)
+from toolcast._formats import _INT_BASE as _INT_BASE
+from toolcast._formats import DURATION_PATTERN as DURATION_PATTERN
+from toolcast._formats import _parse_base64, _string_format
+from toolcast._formats import _parse_date as _parse_date
+from toolcast._formats import _parse_datetime as _parse_datetime
+from toolcast._formats import _parse_duration as _parse_duration
+from toolcast._formats import _parse_time as _parse_time
+from toolcast._formats import _parse_uuid as _parse_uuid
+from toolcast._node import (
+    KEY_ORDER,
+    Node,
+    Path,
+    _accepts_null,
+    _array,
+    _deeper,
+    _describe,
+    _dump,
+    _json_type,
+    _max_depth,
+    _nullable_json,
+    ordered,
+)
 from toolcast.errors import DefinitionProblem
 
 __all__ = (
@@ -47,291 +84,6 @@ __all__ = (
     "split_annotated",
 )
 
-KEY_ORDER = [
-    "type",
-    "format",
-    "description",
-    "enum",
-    "const",
-    "minimum",
-    "exclusiveMinimum",
-    "maximum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "contentEncoding",
-    "items",
-    "prefixItems",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "properties",
-    "required",
-    "additionalProperties",
-    "anyOf",
-    "$ref",
-    "default",
-    "$defs",
-]
-_RANK = {key: rank for rank, key in enumerate(KEY_ORDER)}
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING: Any = _Missing()
-"""No default given (distinct from a default of None)."""
-Path = tuple[Any, ...]
-
-
-def ordered(fragment: dict[str, Any]) -> dict[str, Any]:
-    """The fragment with its keywords in the canonical order (`x-` extensions last)."""
-    keys = sorted(fragment, key=lambda k: _RANK.get(k, 200 if k.startswith("x-") else 100))
-    return {k: fragment[k] for k in keys}
-
-
-@dataclass(slots=True)
-class Node:
-    """A type's schema fragment and validator, built in one walk."""
-
-    json: dict[str, Any]
-    core: cs.CoreSchema
-    depth: int | None = 0
-    """Deepest JSON nesting this type accepts (None: unbounded)."""
-    guards: tuple[Path, ...] = ()
-    """Paths where a JSON string must be refused although pydantic-core takes one
-    (Decimal accepts numeric strings even in strict JSON mode)."""
-
-
-@dataclass(slots=True)
-class Meta:
-    """What `Annotated[...]` metadata and `Field(...)` say about a type."""
-
-    description: str | None = None
-    constraints: dict[str, Any] = field(default_factory=dict)
-    injected: Injected | None = None
-    default: Any = MISSING
-    default_factory: Callable[[], Any] | None = None
-    alias: str | None = None
-
-
-@dataclass(slots=True)
-class FieldDef:
-    """One property of an object (or one parameter of a function)."""
-
-    key: str
-    """The JSON property name."""
-    attr: str
-    """The Python name the value is passed as."""
-    annotation: Any
-    required: bool
-    default: Any = MISSING
-    description: str | None = None
-    meta: Meta | None = None
-    """Metadata found outside the annotation (pydantic `Field(...)` defaults)."""
-
-
-_CONSTRAINT_ATTRS = (
-    "gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length", "pattern",
-)  # fmt: skip
-_NUMERIC = {"gt", "ge", "lt", "le", "multiple_of"}
-_LENGTH = {"min_length", "max_length"}
-_NUM_KEYS = {
-    "ge": "minimum",
-    "gt": "exclusiveMinimum",
-    "le": "maximum",
-    "lt": "exclusiveMaximum",
-    "multiple_of": "multipleOf",
-}
-
-
-def _is_field_info(obj: Any) -> bool:
-    return type(obj).__name__ == "FieldInfo" and type(obj).__module__.startswith("pydantic")
-
-
-def _absorb(meta: Meta, item: Any) -> None:
-    if isinstance(item, str):
-        meta.description = item
-    elif isinstance(item, Injected):
-        meta.injected = item
-    elif isinstance(item, typing_extensions.Doc):
-        meta.description = item.documentation
-    elif _is_field_info(item):
-        if item.description:
-            meta.description = item.description
-        if isinstance(item.alias, str):
-            meta.alias = item.alias
-        if not _is_pydantic_undefined(item.default):
-            meta.default = item.default
-        if item.default_factory is not None:
-            meta.default_factory = item.default_factory
-        for sub in item.metadata:
-            _absorb(meta, sub)
-    elif isinstance(item, abc.Iterable) and type(item).__module__ == "annotated_types":
-        for sub in item:  # GroupedMetadata: Interval, Len
-            _absorb(meta, sub)
-    else:
-        for attr in _CONSTRAINT_ATTRS:
-            value = getattr(item, attr, None)
-            if value is not None:
-                meta.constraints[attr] = value
-
-
-def _is_pydantic_undefined(value: Any) -> bool:
-    return type(value).__name__ == "PydanticUndefinedType"
-
-
-def split_annotated(tp: Any, meta: Meta | None = None) -> tuple[Any, Meta]:
-    """Peel `Annotated` layers off `tp`, folding their metadata into one `Meta`."""
-    meta = meta or Meta()
-    while typing_extensions.get_origin(tp) is typing_extensions.Annotated:
-        base, *extras = typing_extensions.get_args(tp)
-        for item in extras:
-            _absorb(meta, item)
-        tp = base
-    return tp, meta
-
-
-def json_default(value: Any) -> tuple[bool, Any]:
-    """(True, json) when `value` can be written as a JSON `default`, else (False, None)."""
-    if isinstance(value, enum.Enum):
-        return json_default(value.value)
-    if value is None or isinstance(value, (bool, int, str)):
-        return value is not None, value
-    if isinstance(value, float):
-        return value == value and value not in (float("inf"), float("-inf")), value
-    if isinstance(value, decimal.Decimal):
-        return value.is_finite(), _plain_number(value) if value.is_finite() else None
-    if isinstance(value, (list, tuple)):
-        items = [json_default(v) for v in value]
-        return all(ok for ok, _ in items), [v for _, v in items]
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        pairs = {k: json_default(v) for k, v in value.items()}
-        return all(ok for ok, _ in pairs.values()), {k: v for k, (_, v) in pairs.items()}
-    return False, None
-
-
-# -- string formats -----------------------------------------------------------------
-# Validated in Python so the accepted language is exactly RFC 3339 (pydantic-core's
-# parsers also take spaces, unix timestamps and missing offsets, which the schema
-# does not allow).
-
-# [0-9], not \d: Python's \d also matches non-ASCII digits, ECMA-262's does not.
-_DATE = r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
-_TIME = r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?([Zz]|[+-][0-9]{2}:[0-9]{2})"
-_DATE_RE = re.compile(rf"{_DATE}\Z")
-_TIME_RE = re.compile(rf"{_TIME}\Z")
-_DATETIME_RE = re.compile(rf"{_DATE}[Tt]{_TIME}\Z")
-_UUID_RE = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\Z")
-DURATION_PATTERN = (
-    r"^P(?:[0-9]+W|[0-9]+D(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?)?|"
-    r"T(?:[0-9]+H(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?|[0-9]+M(?:[0-9]+(?:\.[0-9]+)?S)?"
-    r"|[0-9]+(?:\.[0-9]+)?S))$"
-)
-_DURATION_RE = re.compile(DURATION_PATTERN)
-_DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)([WDHMS])")
-
-
-def _format_error(kind: str, example: str) -> PydanticCustomError:
-    return PydanticCustomError("format", f"must be {kind} (e.g. {example})")
-
-
-def _tz(text: str) -> dt.tzinfo:
-    if text in ("Z", "z"):
-        return dt.timezone.utc
-    sign = 1 if text[0] == "+" else -1
-    delta = dt.timedelta(hours=int(text[1:3]), minutes=int(text[4:6]))
-    return dt.timezone(sign * delta)
-
-
-def _micro(frac: str | None) -> int:
-    return int((frac or "0")[:6].ljust(6, "0"))
-
-
-def _parse_datetime(value: str) -> dt.datetime:
-    m = _DATETIME_RE.match(value)
-    try:
-        if m is None:
-            raise ValueError
-        y, mo, d, h, mi, s, frac, tz = m.groups()
-        return dt.datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), _micro(frac), _tz(tz))
-    except ValueError:
-        raise _format_error("an RFC 3339 date-time", "2024-05-01T09:30:00Z") from None
-
-
-def _parse_date(value: str) -> dt.date:
-    m = _DATE_RE.match(value)
-    try:
-        if m is None:
-            raise ValueError
-        return dt.date(*(int(g) for g in m.groups()))
-    except ValueError:
-        raise _format_error("a date", "2024-05-01") from None
-
-
-def _parse_time(value: str) -> dt.time:
-    m = _TIME_RE.match(value)
-    try:
-        if m is None:
-            raise ValueError
-        h, mi, s, frac, tz = m.groups()
-        return dt.time(int(h), int(mi), int(s), _micro(frac), _tz(tz))
-    except ValueError:
-        raise _format_error("an RFC 3339 time with offset", "09:30:00Z") from None
-
-
-_DATE_UNITS = {"W": 604800, "D": 86400}
-_TIME_UNITS = {"H": 3600, "M": 60, "S": 1}
-
-
-def _parse_duration(value: str) -> dt.timedelta:
-    if not _DURATION_RE.match(value):
-        raise _format_error(
-            "an ISO 8601 duration in weeks, days, hours, minutes, seconds", "P1DT2H"
-        )
-    date_part, _, time_part = value[1:].partition("T")
-    # Exact decimal arithmetic (floats lose microseconds on long durations);
-    # digits beyond microseconds are dropped, as for date-time fractions.
-    seconds = sum(
-        (decimal.Decimal(n) * _DATE_UNITS[u] for n, u in _DURATION_PART.findall(date_part)),
-        decimal.Decimal(0),
-    ) + sum(
-        (decimal.Decimal(n) * _TIME_UNITS[u] for n, u in _DURATION_PART.findall(time_part)),
-        decimal.Decimal(0),
-    )
-    try:
-        return dt.timedelta(microseconds=int(seconds * 1_000_000))
-    except OverflowError:
-        raise PydanticCustomError(
-            "format", "must be a duration shorter than 1000000000 days"
-        ) from None
-
-
-def _parse_uuid(value: str) -> uuid.UUID:
-    if not _UUID_RE.match(value):
-        raise _format_error("a UUID", "123e4567-e89b-12d3-a456-426614174000")
-    return uuid.UUID(value)
-
-
-def _parse_base64(value: str) -> bytes:
-    # Standard alphabet with padding (RFC 4648 section 4); pydantic-core would also
-    # take URL-safe and unpadded text, which the schema does not describe.
-    try:
-        return base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        raise PydanticCustomError("format", "must be base64-encoded (RFC 4648)") from None
-
-
-def _string_format(fmt: str, parse: Callable[[str], Any], **extra: Any) -> Node:
-    return Node(
-        {"type": "string", "format": fmt, **extra},
-        cs.no_info_after_validator_function(parse, cs.str_schema(strict=True)),
-    )
-
 
 def _unique(kind: Callable[[Any], Any]) -> Callable[[list[Any]], Any]:
     def check(items: list[Any]) -> Any:
@@ -341,58 +93,6 @@ def _unique(kind: Callable[[Any], Any]) -> Callable[[list[Any]], Any]:
         return result
 
     return check
-
-
-def _integral(value: float) -> int:
-    # int_schema's own float conversion stops at 2**63; JSON Schema has no such limit.
-    if not value.is_integer():
-        raise PydanticCustomError("int_from_float", "must be an integer")
-    return int(value)
-
-
-_INT_BASE = cs.union_schema(
-    # JSON Schema counts 1.0 as an integer; strict int alone would refuse it.
-    [
-        cs.int_schema(strict=True),
-        cs.no_info_after_validator_function(
-            _integral, cs.float_schema(strict=True, allow_inf_nan=False)
-        ),
-    ],
-    custom_error_type="int_type",
-    mode="left_to_right",
-)
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    return "string"
-
-
-def _is_typeddict(tp: Any) -> bool:
-    return typing_extensions.is_typeddict(tp)
-
-
-def _is_namedtuple(tp: Any) -> bool:
-    return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields")
-
-
-def _is_model(tp: Any) -> bool:
-    return isinstance(tp, type) and hasattr(tp, "model_fields") and hasattr(tp, "model_validate")
-
-
-def _class_doc(cls: type) -> str | None:
-    doc = cls.__dict__.get("__doc__")
-    # dataclasses and NamedTuple invent a signature-like docstring; it says nothing.
-    if not isinstance(doc, str) or not doc or doc.startswith(f"{cls.__name__}("):
-        return None
-    return doc
 
 
 class SchemaBuilder:
@@ -429,7 +129,7 @@ class SchemaBuilder:
             )
         node = self._dispatch(tp, path, meta)
         if meta.constraints:
-            node = self._constrain(node, tp, path, meta.constraints)
+            node = constrain(self, node, tp, path, meta.constraints)
         if meta.description and "description" not in node.json:
             node.json = ordered({**node.json, "description": meta.description})
         return node
@@ -734,7 +434,7 @@ class SchemaBuilder:
             return self._ref(cls)
         self._stack.append(cls)
         try:
-            fields_ = list(self._fields_of(cls, path))
+            fields_ = list(fields_of(self, cls, path))
             doc = _class_doc(cls)
             description = parse_docstring(doc).description if doc else None
             node = self.object_node(
@@ -813,160 +513,6 @@ class SchemaBuilder:
             core = cs.no_info_after_validator_function(post, core)
         return Node(json_obj, core, _deeper(depths), tuple(guards))
 
-    def _fields_of(self, cls: type, path: str) -> Iterator[FieldDef]:
-        doc = parse_docstring(_class_doc(cls))
-        owner = f"{path}" if path else cls.__name__
-        try:
-            hints = typing_extensions.get_type_hints(cls, include_extras=True)
-        except Exception as exc:
-            self.problem(
-                "unresolved-annotation",
-                owner,
-                f"type hints of {cls.__name__} could not be resolved: {exc}",
-            )
-            return
-        if _is_model(cls):
-            for name, info in cls.model_fields.items():  # type: ignore[attr-defined]
-                meta = Meta()
-                _absorb(meta, info)
-                key = _model_key(cls, name, info)
-                if key is None:
-                    self.problem(
-                        "unsupported-alias",
-                        f"{owner}.{name}",
-                        "AliasPath validation aliases have no JSON Schema; use a plain alias.",
-                    )
-                    continue
-                # pydantic validates by alias; the dict we hand it keeps the alias keys
-                yield FieldDef(
-                    key,
-                    key,
-                    info.annotation,
-                    info.is_required(),
-                    meta.default,
-                    meta.description or doc.params.get(name),
-                    meta,
-                )
-            return
-        if _is_typeddict(cls):
-            required_keys = getattr(cls, "__required_keys__", frozenset(hints))
-            for name, tp in hints.items():
-                # With string annotations the class cannot see Required/NotRequired,
-                # so the resolved hint decides.
-                origin: Any = typing_extensions.get_origin(tp)
-                if origin is typing_extensions.Required:
-                    required = True
-                elif origin is typing_extensions.NotRequired:
-                    required = False
-                else:
-                    required = name in required_keys
-                yield FieldDef(
-                    name, name, _strip_required(tp), required, MISSING, doc.params.get(name)
-                )
-            return
-        if dataclasses.is_dataclass(cls):
-            for f in dataclasses.fields(cls):
-                if not f.init:
-                    continue
-                tp, meta = split_annotated(hints.get(f.name, typing.Any))
-                default = MISSING if f.default is dataclasses.MISSING else f.default
-                has_default = default is not MISSING or f.default_factory is not dataclasses.MISSING
-                yield FieldDef(
-                    f.name,
-                    f.name,
-                    hints.get(f.name, typing.Any),
-                    not has_default,
-                    default,
-                    f.metadata.get("description") or doc.params.get(f.name),
-                )
-            return
-        defaults = getattr(cls, "_field_defaults", {})
-        for name in cls._fields:  # type: ignore[attr-defined]
-            yield FieldDef(
-                name,
-                name,
-                hints.get(name, typing.Any),
-                name not in defaults,
-                defaults.get(name, MISSING),
-                doc.params.get(name),
-            )
-
-    # -- constraints -----------------------------------------------------------------
-
-    def _constrain(self, node: Node, tp: Any, path: str, constraints: dict[str, Any]) -> Node:
-        json_type = node.json.get("type")
-        numeric = set(constraints) & _NUMERIC
-        length = set(constraints) & _LENGTH
-        pattern = constraints.get("pattern")
-        json = dict(node.json)
-        if numeric:
-            if json_type not in ("integer", "number"):
-                return self.problem(
-                    "constraint-mismatch",
-                    path,
-                    f"{', '.join(sorted(numeric))} needs a number type.",
-                )
-            for key in sorted(numeric, key=lambda k: KEY_ORDER.index(_NUM_KEYS[k])):
-                json[_NUM_KEYS[key]] = _plain_number(constraints[key])
-            kwargs = {k: constraints[k] for k in numeric}
-            core: cs.CoreSchema
-            if json_type == "integer":
-                core = cs.chain_schema([_INT_BASE, cs.int_schema(strict=True, **kwargs)])
-            elif tp is decimal.Decimal:
-                core = cs.decimal_schema(strict=True, allow_inf_nan=False, **kwargs)
-            else:
-                core = cs.float_schema(strict=True, allow_inf_nan=False, **kwargs)
-            if tp not in (int, float, decimal.Decimal):
-                # An enum or Literal: check the bounds, then still convert and check members.
-                core = cs.chain_schema([core, node.core])
-            node = Node(ordered(json), core, node.depth, node.guards)
-        if length or pattern is not None:
-            lengths = {k: constraints[k] for k in length}
-            if json_type == "string" and "format" not in json:
-                if lengths.get("min_length") is not None:
-                    json["minLength"] = lengths["min_length"]
-                if lengths.get("max_length") is not None:
-                    json["maxLength"] = lengths["max_length"]
-                engine: typing.Literal["python-re"] | None = None
-                if pattern is not None:
-                    pattern = pattern if isinstance(pattern, str) else pattern.pattern
-                    json["pattern"] = pattern
-                    if _needs_python_regex(pattern):
-                        # Look-around and back-references: only Python's engine has them.
-                        try:
-                            re.compile(pattern)
-                        except re.error as exc:
-                            return self.problem(
-                                "invalid-pattern",
-                                path,
-                                f"pattern {pattern!r} is not a regular expression ({exc}).",
-                            )
-                        engine = "python-re"
-                        self.needs_python_regex = True
-                core = cs.str_schema(strict=True, pattern=pattern, regex_engine=engine, **lengths)
-                if tp is not str:
-                    # Path, an enum or a Literal: check the text, then still convert.
-                    core = cs.chain_schema([core, node.core])
-                node = Node(ordered(json), core, node.depth, node.guards)
-            elif json_type == "array" and pattern is None:
-                if "min_length" in lengths:
-                    json["minItems"] = max(lengths["min_length"], json.get("minItems", 0))
-                if "max_length" in lengths:
-                    # Never above a fixed tuple's own length (its maxItems closes it).
-                    json["maxItems"] = min(
-                        lengths["max_length"], json.get("maxItems", float("inf"))
-                    )
-                node = Node(
-                    ordered(json), _with_length(node.core, lengths), node.depth, node.guards
-                )
-            else:
-                return self.problem(
-                    "constraint-mismatch",
-                    path,
-                    "length/pattern constraints need a str or list type.",
-                )
-        return node
-
 
 # -- helpers ---------------------------------------------------------------------------
 
@@ -1020,78 +566,6 @@ def _type_name(tp: Any) -> str:
     return getattr(tp, "__qualname__", None) or repr(tp)
 
 
-def _dump(value: Any) -> str:
-    from pydantic_core import to_json
-
-    return to_json(value).decode()
-
-
-def _describe(json: dict[str, Any]) -> str:
-    if "$ref" in json:
-        return str(json["$ref"]).rsplit("/", 1)[-1]
-    if "enum" in json:
-        return "one of " + "/".join(_dump(v) for v in json["enum"])
-    kind = json.get("type")
-    if isinstance(kind, list):
-        return " or ".join(kind)
-    if kind == "array":
-        return "an array"
-    if kind == "object":
-        return "an object"
-    if "format" in json:
-        return f"a {json['format']} string"
-    return str(kind or "any value")
-
-
-def _nullable_json(json: dict[str, Any]) -> dict[str, Any]:
-    if not json:
-        return json
-    kind = json.get("type")
-    if isinstance(kind, str) and "anyOf" not in json:
-        out = {**json, "type": [kind, "null"]}
-        if "enum" in out and None not in out["enum"]:
-            out["enum"] = [*out["enum"], None]
-        return ordered(out)
-    if "anyOf" in json and len(json) == 1:
-        return {"anyOf": [*json["anyOf"], {"type": "null"}]}
-    return {"anyOf": [json, {"type": "null"}]}
-
-
-def _accepts_null(json: dict[str, Any]) -> bool:
-    kind = json.get("type")
-    if not json:
-        return True
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
-        return True
-    return any(_accepts_null(s) for s in json.get("anyOf", ()))
-
-
-def _deeper(nodes: list[Node]) -> int | None:
-    depth = _max_depth(nodes)
-    return None if depth is None else depth + 1
-
-
-def _max_depth(nodes: list[Node]) -> int | None:
-    depths = [n.depth for n in nodes]
-    if any(d is None for d in depths):
-        return None
-    return max((d for d in depths if d is not None), default=0)
-
-
-def _array(item: Node, core: cs.CoreSchema, extra: dict[str, Any]) -> Node:
-    guards = tuple(("*", *g) for g in item.guards)
-    return Node(ordered({"type": "array", **extra}), core, _deeper([item]), guards)
-
-
-def _with_length(core: cs.CoreSchema, lengths: dict[str, Any]) -> cs.CoreSchema:
-    if core["type"] in ("list", "tuple"):
-        return {**core, **lengths}
-    if core["type"] == "function-after":  # sets: the list inside carries the length
-        inner = core["schema"]
-        return {**core, "schema": {**inner, **lengths}}
-    return core
-
-
 def _is_hashable_shape(tp: Any) -> bool:
     base, _ = split_annotated(tp)
     return (
@@ -1099,73 +573,3 @@ def _is_hashable_shape(tp: Any) -> bool:
         and getattr(base, "__hash__", None) is not None
         and not dataclasses.is_dataclass(base)
     )
-
-
-def _plain_number(value: Any) -> Any:
-    if isinstance(value, decimal.Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    return value
-
-
-def _needs_python_regex(pattern: str) -> bool:
-    from pydantic_core import SchemaValidator
-
-    try:
-        SchemaValidator(cs.str_schema(pattern=pattern))
-    except Exception:
-        return True
-    return False
-
-
-def _strip_required(tp: Any) -> Any:
-    origin = typing_extensions.get_origin(tp)
-    if origin in (
-        typing_extensions.Required,
-        typing_extensions.NotRequired,
-        typing_extensions.ReadOnly,
-    ):
-        return _strip_required(typing_extensions.get_args(tp)[0])
-    if origin is typing_extensions.Annotated:
-        base, *extras = typing_extensions.get_args(tp)
-        return typing_extensions.Annotated[(_strip_required(base), *extras)]
-    return tp
-
-
-def _model_key(cls: type, name: str, info: Any) -> str | None:
-    """The key pydantic validates a model field by (None: not expressible as one key)."""
-    if getattr(cls, "model_config", {}).get("validate_by_alias", True) is False:
-        return name
-    alias = info.validation_alias
-    if alias is None:
-        return info.alias if isinstance(info.alias, str) else name
-    if isinstance(alias, str):
-        return alias
-    first = next(iter(getattr(alias, "choices", ())), None)  # AliasChoices: its first
-    return first if isinstance(first, str) else None
-
-
-def _constructor(cls: type) -> Callable[[dict[str, Any]], Any] | None:
-    if _is_typeddict(cls):
-        return None
-    if _is_model(cls):
-        return cls.model_validate  # type: ignore[attr-defined, no-any-return]
-    return lambda values: cls(**values)
-
-
-def _post_object(
-    construct: Callable[[dict[str, Any]], Any] | None,
-    renames: dict[str, str],
-    null_defaults: tuple[str, ...],
-) -> Callable[[dict[str, Any]], Any] | None:
-    if construct is None and not renames and not null_defaults:
-        return None
-
-    def post(values: dict[str, Any]) -> Any:
-        for key in null_defaults:
-            if key in values and values[key] is None:
-                del values[key]
-        if renames:
-            values = {renames.get(k, k): v for k, v in values.items()}
-        return values if construct is None else construct(values)
-
-    return post

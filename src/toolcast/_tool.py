@@ -312,15 +312,10 @@ class Tool:
         return self._resolver(self, ToolCall(call_id or "", self.spec.name, dict(args)))
 
     def _needs_context(self) -> bool:
+        # Only the tool can read a context (its ToolContext parameter, Injected values,
+        # a resolver): a cancel signal nobody reads is not worth a threading.Event per call.
         plan = self._analysis.plan if self._analysis else None
-        return bool(
-            plan is None
-            or plan.context_param
-            or plan.injected
-            or plan.needs_receiver
-            or self.spec.timeout is not None
-            or (self.spec.blocking and not self.spec.is_async)
-        )
+        return bool(plan is None or plan.context_param or plan.injected or plan.needs_receiver)
 
     def _context(self, context: ToolContext | None, call_id: str | None) -> ToolContext | None:
         if context is None:

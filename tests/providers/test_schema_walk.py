@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import copy
 
+import json
+
 import pytest
 
 from toolcast._frozen import freeze
@@ -504,3 +506,40 @@ def test_node_budget_stops_exponential_ref_expansion():
     }
     with pytest.raises(UnsupportedSchemaError, match="more than"):
         sch.inline_refs(schema)
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "openai_chat",
+        "openai_responses",
+        "openai_realtime",
+        "mistral",
+        "ollama",
+        "anthropic",
+        "gemini",
+        "bedrock",
+        "mcp",
+    ],
+)
+def test_editing_a_returned_definition_never_changes_the_next_projection(target: str) -> None:
+    import importlib
+
+    from corpus import corpus_tools
+
+    module = importlib.import_module(f"toolcast.providers.{target}")
+    tools = corpus_tools()[:5]
+    first = module.format_tools(tools)
+    before = json.dumps(first, sort_keys=True, default=str)
+
+    def scribble(node: object) -> None:
+        if isinstance(node, dict):
+            for value in list(node.values()):
+                scribble(value)
+            node["x-scribbled"] = True
+        elif isinstance(node, list):
+            for value in node:
+                scribble(value)
+
+    scribble(first)
+    assert json.dumps(module.format_tools(tools), sort_keys=True, default=str) == before

@@ -13,13 +13,13 @@ never imported.
 
 from __future__ import annotations
 
-import copy
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from toolcast._content import ImagePart, JsonPart, TextPart
+from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
@@ -120,7 +120,7 @@ def budgeted_definitions(
         # stacklevel 3: the user's call of format_tools, not format_tools itself.
         warnings.warn(f"{problem} Sending every tool non-strict.", stacklevel=3)
         projections = [project(spec, strict=False) for spec in specs]
-    return [copy.deepcopy(dict(p.definition)) for p in projections]
+    return [thaw(p.definition) for p in projections]
 
 
 def project(tool: Any, *, strict: bool | None = None) -> Projection:

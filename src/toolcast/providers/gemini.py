@@ -14,13 +14,13 @@ responses are matched by name and order, as the API does.
 from __future__ import annotations
 
 import base64
-import copy
 import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypeAlias
 
 from toolcast._content import ImagePart, JsonPart
+from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
@@ -102,7 +102,7 @@ def format_tools(
         msg = f"Tool names must be unique per request; repeated: {', '.join(twice)}."
         raise ValueError(msg)
     declarations = [
-        copy.deepcopy(dict(project(spec, variant=variant, api=api).definition)) for spec in specs
+        thaw(project(spec, variant=variant, api=api).definition) for spec in specs
     ]
     return [{"functionDeclarations": declarations}] if declarations else []
 

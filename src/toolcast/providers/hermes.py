@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from toolcast._content import ImagePart, JsonPart
+from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import Arguments, ToolCall, ToolSpec
 from toolcast.providers._common import answer_all
@@ -108,7 +109,7 @@ def format_tools(tools: Iterable[Any], *, strict: bool | None = None) -> list[di
             cannot constrain decoding, so it changes nothing.
     """
     del strict
-    return [copy.deepcopy(dict(project(spec).definition)) for spec in specs_of(tools)]
+    return [thaw(project(spec).definition) for spec in specs_of(tools)]
 
 
 def project(tool: Any) -> Projection:

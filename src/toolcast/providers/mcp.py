@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolcast._content import ImagePart, JsonPart, TextPart
+from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import Arguments, ToolCall, ToolSpec
 from toolcast.errors import CatalogError, UnsupportedSchemaError
@@ -124,7 +125,7 @@ def format_tools(
     # MCP servers validate arguments themselves: there is no strict flag to set.
     del strict
     return [
-        copy.deepcopy(dict(project(spec, protocol_version=protocol_version).definition))
+        thaw(project(spec, protocol_version=protocol_version).definition)
         for spec in specs_of(tools)
     ]
 

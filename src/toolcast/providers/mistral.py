@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolcast._content import ImagePart
+from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.providers._common import (
@@ -137,7 +138,7 @@ def format_tools(tools: Iterable[Any], *, strict: bool | None = None) -> list[di
     """The `tools` list for `chat.complete`, in the given order."""
     specs = specs_of(tools)
     check_names(specs, "Mistral")
-    return [dict(project(spec, strict=strict).definition) for spec in specs]
+    return [thaw(project(spec, strict=strict).definition) for spec in specs]
 
 
 def format_tool_choice(

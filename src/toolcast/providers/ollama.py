@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolcast._content import ImagePart
+from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
@@ -211,7 +212,7 @@ def format_tools(
     strict mode.
     """
     del strict
-    return [dict(project(spec, full_schema=full_schema).definition) for spec in specs_of(tools)]
+    return [thaw(project(spec, full_schema=full_schema).definition) for spec in specs_of(tools)]
 
 
 def format_tool_choice(choice: ToolChoice, *, tools: Iterable[Any] | None = None) -> None:

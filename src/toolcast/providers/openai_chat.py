@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from toolcast._content import ImagePart
+from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.providers._common import (
@@ -96,7 +97,7 @@ def format_tools(tools: Iterable[Any], *, strict: bool | None = None) -> list[di
     if len(specs) > _MAX_TOOLS:
         msg = f"Chat Completions takes at most {_MAX_TOOLS} tools, got {len(specs)}."
         raise ValueError(msg)
-    return [dict(project(spec, strict=strict).definition) for spec in specs]
+    return [thaw(project(spec, strict=strict).definition) for spec in specs]
 
 
 def format_tool_choice(

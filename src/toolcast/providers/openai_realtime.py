@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.providers._common import (
@@ -84,7 +85,7 @@ def format_tools(
     del strict
     specs = specs_of(tools)
     check_names(specs, "OpenAI Realtime")
-    return [dict(project(spec, status_hint=status_hint).definition) for spec in specs]
+    return [thaw(project(spec, status_hint=status_hint).definition) for spec in specs]
 
 
 def format_tool_choice(

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolcast._content import ImagePart
+from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.providers._common import (
@@ -89,7 +90,7 @@ def format_tools(
     specs = specs_of(tools)
     check_names(specs, "OpenAI Responses")
     return [
-        dict(project(spec, strict=strict, output_schema=output_schema).definition) for spec in specs
+        thaw(project(spec, strict=strict, output_schema=output_schema).definition) for spec in specs
     ]
 
 

@@ -1,0 +1,121 @@
+"""What `Annotated[...]` metadata, pydantic `Field(...)` and defaults say about a type.
+
+`split_annotated` peels the `Annotated` layers off an annotation and folds their
+metadata (a description string, `typing_extensions.Doc`, `Injected`, pydantic
+`FieldInfo`, annotated-types constraints such as `Ge` or `MaxLen`) into one `Meta`.
+`json_default` decides whether a Python default can be written as a JSON Schema
+`default`; `MISSING` marks "no default given", distinct from a default of None.
+"""
+
+from __future__ import annotations
+
+import decimal
+import enum
+from collections import abc
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import typing_extensions
+
+from toolcast._context import Injected
+
+__all__ = ("MISSING", "Meta", "json_default", "split_annotated")
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+"""No default given (distinct from a default of None)."""
+
+
+@dataclass(slots=True)
+class Meta:
+    """What `Annotated[...]` metadata and `Field(...)` say about a type."""
+
+    description: str | None = None
+    constraints: dict[str, Any] = field(default_factory=dict)
+    injected: Injected | None = None
+    default: Any = MISSING
+    default_factory: Callable[[], Any] | None = None
+    alias: str | None = None
+
+
+_CONSTRAINT_ATTRS = (
+    "gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length", "pattern",
+)  # fmt: skip
+
+
+def _is_field_info(obj: Any) -> bool:
+    return type(obj).__name__ == "FieldInfo" and type(obj).__module__.startswith("pydantic")
+
+
+def _absorb(meta: Meta, item: Any) -> None:
+    if isinstance(item, str):
+        meta.description = item
+    elif isinstance(item, Injected):
+        meta.injected = item
+    elif isinstance(item, typing_extensions.Doc):
+        meta.description = item.documentation
+    elif _is_field_info(item):
+        if item.description:
+            meta.description = item.description
+        if isinstance(item.alias, str):
+            meta.alias = item.alias
+        if not _is_pydantic_undefined(item.default):
+            meta.default = item.default
+        if item.default_factory is not None:
+            meta.default_factory = item.default_factory
+        for sub in item.metadata:
+            _absorb(meta, sub)
+    elif isinstance(item, abc.Iterable) and type(item).__module__ == "annotated_types":
+        for sub in item:  # GroupedMetadata: Interval, Len
+            _absorb(meta, sub)
+    else:
+        for attr in _CONSTRAINT_ATTRS:
+            value = getattr(item, attr, None)
+            if value is not None:
+                meta.constraints[attr] = value
+
+
+def _is_pydantic_undefined(value: Any) -> bool:
+    return type(value).__name__ == "PydanticUndefinedType"
+
+
+def split_annotated(tp: Any, meta: Meta | None = None) -> tuple[Any, Meta]:
+    """Peel `Annotated` layers off `tp`, folding their metadata into one `Meta`."""
+    meta = meta or Meta()
+    while typing_extensions.get_origin(tp) is typing_extensions.Annotated:
+        base, *extras = typing_extensions.get_args(tp)
+        for item in extras:
+            _absorb(meta, item)
+        tp = base
+    return tp, meta
+
+
+def json_default(value: Any) -> tuple[bool, Any]:
+    """(True, json) when `value` can be written as a JSON `default`, else (False, None)."""
+    if isinstance(value, enum.Enum):
+        return json_default(value.value)
+    if value is None or isinstance(value, (bool, int, str)):
+        return value is not None, value
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf")), value
+    if isinstance(value, decimal.Decimal):
+        return value.is_finite(), _plain_number(value) if value.is_finite() else None
+    if isinstance(value, (list, tuple)):
+        items = [json_default(v) for v in value]
+        return all(ok for ok, _ in items), [v for _, v in items]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        pairs = {k: json_default(v) for k, v in value.items()}
+        return all(ok for ok, _ in pairs.values()), {k: v for k, (_, v) in pairs.items()}
+    return False, None
+
+
+def _plain_number(value: Any) -> Any:
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    return value

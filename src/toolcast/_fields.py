@@ -1,0 +1,194 @@
+"""Object-like classes: recognising them, reading their fields, and building them.
+
+A dataclass, `TypedDict`, `NamedTuple` or pydantic model becomes a closed JSON object.
+`fields_of` lists its properties as `FieldDef`s (JSON key, Python name, annotation,
+required, default, description from metadata or the class docstring), honouring
+`Required`/`NotRequired` and pydantic aliases. `_constructor` and `_post_object` turn
+the validated dict back into an instance of the class.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import typing_extensions
+
+from toolcast._annotations import MISSING, Meta, _absorb, split_annotated
+from toolcast._docstring import parse_docstring
+
+if TYPE_CHECKING:
+    from toolcast._schema import SchemaBuilder
+
+__all__ = ("FieldDef", "fields_of")
+
+
+@dataclass(slots=True)
+class FieldDef:
+    """One property of an object (or one parameter of a function)."""
+
+    key: str
+    """The JSON property name."""
+    attr: str
+    """The Python name the value is passed as."""
+    annotation: Any
+    required: bool
+    default: Any = MISSING
+    description: str | None = None
+    meta: Meta | None = None
+    """Metadata found outside the annotation (pydantic `Field(...)` defaults)."""
+
+
+def _is_typeddict(tp: Any) -> bool:
+    return typing_extensions.is_typeddict(tp)
+
+
+def _is_namedtuple(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields")
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and hasattr(tp, "model_fields") and hasattr(tp, "model_validate")
+
+
+def _class_doc(cls: type) -> str | None:
+    doc = cls.__dict__.get("__doc__")
+    # dataclasses and NamedTuple invent a signature-like docstring; it says nothing.
+    if not isinstance(doc, str) or not doc or doc.startswith(f"{cls.__name__}("):
+        return None
+    return doc
+
+
+def fields_of(builder: SchemaBuilder, cls: type, path: str) -> Iterator[FieldDef]:
+    """The properties of object-like `cls`; problems go to `builder`."""
+    doc = parse_docstring(_class_doc(cls))
+    owner = f"{path}" if path else cls.__name__
+    try:
+        hints = typing_extensions.get_type_hints(cls, include_extras=True)
+    except Exception as exc:
+        builder.problem(
+            "unresolved-annotation",
+            owner,
+            f"type hints of {cls.__name__} could not be resolved: {exc}",
+        )
+        return
+    if _is_model(cls):
+        for name, info in cls.model_fields.items():  # type: ignore[attr-defined]
+            meta = Meta()
+            _absorb(meta, info)
+            key = _model_key(cls, name, info)
+            if key is None:
+                builder.problem(
+                    "unsupported-alias",
+                    f"{owner}.{name}",
+                    "AliasPath validation aliases have no JSON Schema; use a plain alias.",
+                )
+                continue
+            # pydantic validates by alias; the dict we hand it keeps the alias keys
+            yield FieldDef(
+                key,
+                key,
+                info.annotation,
+                info.is_required(),
+                meta.default,
+                meta.description or doc.params.get(name),
+                meta,
+            )
+        return
+    if _is_typeddict(cls):
+        required_keys = getattr(cls, "__required_keys__", frozenset(hints))
+        for name, tp in hints.items():
+            # With string annotations the class cannot see Required/NotRequired,
+            # so the resolved hint decides.
+            origin: Any = typing_extensions.get_origin(tp)
+            if origin is typing_extensions.Required:
+                required = True
+            elif origin is typing_extensions.NotRequired:
+                required = False
+            else:
+                required = name in required_keys
+            yield FieldDef(name, name, _strip_required(tp), required, MISSING, doc.params.get(name))
+        return
+    if dataclasses.is_dataclass(cls):
+        for f in dataclasses.fields(cls):
+            if not f.init:
+                continue
+            tp, meta = split_annotated(hints.get(f.name, typing.Any))
+            default = MISSING if f.default is dataclasses.MISSING else f.default
+            has_default = default is not MISSING or f.default_factory is not dataclasses.MISSING
+            yield FieldDef(
+                f.name,
+                f.name,
+                hints.get(f.name, typing.Any),
+                not has_default,
+                default,
+                f.metadata.get("description") or doc.params.get(f.name),
+            )
+        return
+    defaults = getattr(cls, "_field_defaults", {})
+    for name in cls._fields:  # type: ignore[attr-defined]
+        yield FieldDef(
+            name,
+            name,
+            hints.get(name, typing.Any),
+            name not in defaults,
+            defaults.get(name, MISSING),
+            doc.params.get(name),
+        )
+
+
+def _strip_required(tp: Any) -> Any:
+    origin = typing_extensions.get_origin(tp)
+    if origin in (
+        typing_extensions.Required,
+        typing_extensions.NotRequired,
+        typing_extensions.ReadOnly,
+    ):
+        return _strip_required(typing_extensions.get_args(tp)[0])
+    if origin is typing_extensions.Annotated:
+        base, *extras = typing_extensions.get_args(tp)
+        return typing_extensions.Annotated[(_strip_required(base), *extras)]
+    return tp
+
+
+def _model_key(cls: type, name: str, info: Any) -> str | None:
+    """The key pydantic validates a model field by (None: not expressible as one key)."""
+    if getattr(cls, "model_config", {}).get("validate_by_alias", True) is False:
+        return name
+    alias = info.validation_alias
+    if alias is None:
+        return info.alias if isinstance(info.alias, str) else name
+    if isinstance(alias, str):
+        return alias
+    first = next(iter(getattr(alias, "choices", ())), None)  # AliasChoices: its first
+    return first if isinstance(first, str) else None
+
+
+def _constructor(cls: type) -> Callable[[dict[str, Any]], Any] | None:
+    if _is_typeddict(cls):
+        return None
+    if _is_model(cls):
+        return cls.model_validate  # type: ignore[attr-defined, no-any-return]
+    return lambda values: cls(**values)
+
+
+def _post_object(
+    construct: Callable[[dict[str, Any]], Any] | None,
+    renames: dict[str, str],
+    null_defaults: tuple[str, ...],
+) -> Callable[[dict[str, Any]], Any] | None:
+    if construct is None and not renames and not null_defaults:
+        return None
+
+    def post(values: dict[str, Any]) -> Any:
+        for key in null_defaults:
+            if key in values and values[key] is None:
+                del values[key]
+        if renames:
+            values = {renames.get(k, k): v for k, v in values.items()}
+        return values if construct is None else construct(values)
+
+    return post
