@@ -9,9 +9,9 @@ import uuid
 from typing import Any, NamedTuple
 
 import pytest
-from corpus import Color, Folder, LineItem, Person, Point, Priority, Span
 from jsonschema import Draft202012Validator
 
+from corpus import Color, Folder, LineItem, Person, Point, Priority, Span
 from toolcast import Tool
 from toolcast._frozen import thaw
 

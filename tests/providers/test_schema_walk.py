@@ -10,7 +10,6 @@ cannot be strict instead of turning a dict into an empty object.
 from __future__ import annotations
 
 import copy
-
 import json
 
 import pytest
