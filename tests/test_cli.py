@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from toolcast import Tool
-from toolcast._cli import compact_json, main, provider_names, type_text
+from toolcast._cli import main, provider_names
+from toolcast._layout import compact_json, type_text
 from toolcast.examples import places
 from toolcast.providers import anthropic, openai_chat
 

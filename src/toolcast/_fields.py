@@ -13,15 +13,13 @@ import dataclasses
 import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typing_extensions
 
 from toolcast._annotations import MISSING, Meta, _absorb, split_annotated
 from toolcast._docstring import parse_docstring
-
-if TYPE_CHECKING:
-    from toolcast._schema import SchemaBuilder
+from toolcast.errors import DefinitionProblem
 
 __all__ = ("FieldDef", "fields_of")
 
@@ -62,17 +60,19 @@ def _class_doc(cls: type) -> str | None:
     return doc
 
 
-def fields_of(builder: SchemaBuilder, cls: type, path: str) -> Iterator[FieldDef]:
-    """The properties of object-like `cls`; problems go to `builder`."""
+def fields_of(cls: type, path: str, problems: list[DefinitionProblem]) -> Iterator[FieldDef]:
+    """The properties of object-like `cls`; what cannot be read is added to `problems`."""
     doc = parse_docstring(_class_doc(cls))
     owner = f"{path}" if path else cls.__name__
     try:
         hints = typing_extensions.get_type_hints(cls, include_extras=True)
     except Exception as exc:
-        builder.problem(
-            "unresolved-annotation",
-            owner,
-            f"type hints of {cls.__name__} could not be resolved: {exc}",
+        problems.append(
+            DefinitionProblem(
+                "unresolved-annotation",
+                owner,
+                f"type hints of {cls.__name__} could not be resolved: {exc}",
+            )
         )
         return
     if _is_model(cls):
@@ -81,10 +81,12 @@ def fields_of(builder: SchemaBuilder, cls: type, path: str) -> Iterator[FieldDef
             _absorb(meta, info)
             key = _model_key(cls, name, info)
             if key is None:
-                builder.problem(
-                    "unsupported-alias",
-                    f"{owner}.{name}",
-                    "AliasPath validation aliases have no JSON Schema; use a plain alias.",
+                problems.append(
+                    DefinitionProblem(
+                        "unsupported-alias",
+                        f"{owner}.{name}",
+                        "AliasPath validation aliases have no JSON Schema; use a plain alias.",
+                    )
                 )
                 continue
             # pydantic validates by alias; the dict we hand it keeps the alias keys

@@ -25,6 +25,7 @@ import pathlib
 import types
 import typing
 import uuid
+import weakref
 from collections import abc
 from collections.abc import Callable
 from typing import Any
@@ -95,6 +96,13 @@ def _unique(kind: Callable[[Any], Any]) -> Callable[[list[Any]], Any]:
     return check
 
 
+_CLASS_NODES: weakref.WeakKeyDictionary[type, dict[bool, tuple[Node, bool, bool]]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Self-contained class nodes shared by every tool that uses the class:
+{class: {lenient_nulls: (node, needs_python_regex, exact_output)}}."""
+
+
 class SchemaBuilder:
     """Walks annotations of one tool, collecting `$defs` and problems."""
 
@@ -112,6 +120,8 @@ class SchemaBuilder:
         self._recursive: set[type] = set()
         self._names: dict[type, str] = {}
         self._done: dict[type, Node] = {}
+        self._ref_uses = 0
+        """`$ref`s handed out; a class node built while one was is not self-contained."""
 
     def problem(self, code: str, path: str, message: str) -> Node:
         """Record a problem; return a placeholder node so the walk can go on."""
@@ -425,16 +435,28 @@ class SchemaBuilder:
     # -- objects ---------------------------------------------------------------------
 
     def _object(self, cls: type, path: str) -> Node:
-        self.exact_output |= _is_namedtuple(cls)
         cached = self._done.get(cls)
         if cached is not None:
+            if "$ref" in cached.json:
+                self._ref_uses += 1
             return cached
         if cls in self._stack:
             self._recursive.add(cls)
             return self._ref(cls)
+        shared = _CLASS_NODES.get(cls, {}).get(self.lenient_nulls)
+        if shared is not None:
+            node, regex, exact = shared
+            self.needs_python_regex |= regex
+            self.exact_output |= exact
+            node = Node(node.json, node.core, node.depth, node.guards)
+            self._done[cls] = node
+            return node
+        marks = (len(self.defs), len(self.core_defs), len(self.problems), self._ref_uses)
+        flags_before = (self.needs_python_regex, self.exact_output)
+        self.needs_python_regex, self.exact_output = False, _is_namedtuple(cls)
         self._stack.append(cls)
         try:
-            fields_ = list(fields_of(self, cls, path))
+            fields_ = list(fields_of(cls, path, self.problems))
             doc = _class_doc(cls)
             description = parse_docstring(doc).description if doc else None
             node = self.object_node(
@@ -442,6 +464,14 @@ class SchemaBuilder:
             )
         finally:
             self._stack.pop()
+            flags = (self.needs_python_regex, self.exact_output)
+            self.needs_python_regex = flags[0] or flags_before[0]
+            self.exact_output = flags[1] or flags_before[1]
+        if marks == (len(self.defs), len(self.core_defs), len(self.problems), self._ref_uses):
+            # Self-contained (no $defs, refs or problems): the same for every tool, so
+            # a class used by many tools is walked once (the schemas are never mutated).
+            shared_node = Node(node.json, node.core, node.depth, node.guards)
+            _CLASS_NODES.setdefault(cls, {})[self.lenient_nulls] = (shared_node, *flags)
         if cls in self._recursive:
             ref = self._ref(cls)
             self.defs[self._names[cls]] = node.json
@@ -452,6 +482,7 @@ class SchemaBuilder:
         return node
 
     def _ref(self, cls: type) -> Node:
+        self._ref_uses += 1
         name = self._names.get(cls)
         if name is None:
             name = cls.__name__

@@ -14,19 +14,19 @@ names or a predicate `(keyword, value, node) -> bool`):
 
 - `walk(schema)`: every subschema with its JSON pointer, pre-order.
 - `rewrite(schema, fn)`: a fresh copy with `fn(node, pointer)` applied bottom-up.
-- `describe(keyword, value)`, `summarize(schema)`: readable words for a constraint
-  ("Must be at most 50.") and for a type ("array of integer").
-- `add_to_description(node, sentence)`, `order_keys(node)`.
 - `move_to_description`, `drop_keywords`, `strip_extensions`.
 - `inline_refs` (raises `UnsupportedSchemaError` on recursion or external refs),
   `isolate_refs` (`$ref` with siblings becomes `anyOf: [{$ref}]`).
 - `const_to_enum`, `one_of_to_any_of`, `to_nullable_keyword` (type arrays and
   null branches become OpenAPI 3.0 `nullable: true`), `widen_tuples`,
   `ensure_properties`.
-- `make_strict`: the OpenAI-style strict transform; returns a `StrictResult` whose
-  `blockers` say why a schema cannot be strict (the caller then sends that tool
-  non-strict and reports the blockers).
-- `is_object`, `types_of`, `accepts_null`, `pointer`.
+- `is_object`, `pointer`.
+
+Re-exported, so a provider module imports one place: from `_words`, `describe`
+and `summarize` (readable words for a constraint, "Must be at most 50.", and for
+a type, "array of integer"), `add_to_description`, `order_keys` and `types_of`;
+from `_strict`, `make_strict`, the OpenAI-style strict transform, with its
+`StrictResult` and `accepts_null`.
 
 Every entry point bounds depth and node count (`MAX_DEPTH`, `MAX_NODES`) because
 schemas from MCP servers are third-party data.
@@ -34,16 +34,24 @@ schemas from MCP servers are third-party data.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Collection, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from toolcast._frozen import thaw
-from toolcast._schema import KEY_ORDER as CORE_KEY_ORDER
 from toolcast.errors import UnsupportedSchemaError
 from toolcast.providers._projection import ConversionNote
+from toolcast.providers._words import (
+    _json,
+    add_to_description,
+    describe,
+    order_keys,
+    summarize,
+    types_of,
+)
 from toolcast.typing import JsonSchema
+
+if TYPE_CHECKING:
+    from toolcast.providers._strict import StrictResult, accepts_null, make_strict
 
 __all__ = (
     "MAX_DEPTH",
@@ -109,10 +117,6 @@ _SCHEMA_SINGLE = frozenset(
         "contentSchema",
     }
 )
-
-# SCHEMA.md "Keyword order": models read top to bottom and snapshots depend on it.
-_KEY_ORDER = (CORE_KEY_ORDER[0], "nullable", *CORE_KEY_ORDER[1:])
-_KEY_RANK = {key: rank for rank, key in enumerate(_KEY_ORDER)}
 
 # Keywords that only annotate; on a `$ref` sibling they refine the target.
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "$comment"})
@@ -238,148 +242,12 @@ def rewrite(schema: Mapping[str, Any], fn: NodeRewriter) -> JsonSchema:
 # --------------------------------------------------------------------------- reading
 
 
-def types_of(node: Mapping[str, Any]) -> tuple[str, ...]:
-    """The JSON types named by `type` (a string or a list), in order."""
-    kind = node.get("type")
-    if isinstance(kind, str):
-        return (kind,)
-    if isinstance(kind, list):
-        return tuple(str(k) for k in kind)
-    return ()
-
-
 def is_object(node: Mapping[str, Any]) -> bool:
     """True when `node` describes a JSON object (by `type`, or by `properties`)."""
     kinds = types_of(node)
     if kinds:
         return "object" in kinds
     return "properties" in node
-
-
-def accepts_null(node: Any) -> bool:
-    """True when `node` visibly admits `null` (type, enum, const or a null branch)."""
-    if node is True or (isinstance(node, Mapping) and not node):
-        return True
-    if not isinstance(node, Mapping):
-        return False
-    if "null" in types_of(node):
-        return True
-    if "const" in node and node["const"] is None:
-        return True
-    if None in (node.get("enum") or ()):
-        return True
-    return any(accepts_null(branch) for branch in node.get("anyOf") or ())
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _count(number: Any, singular: str) -> str:
-    return f"{_json(number)} {singular}{'' if number == 1 else 's'}"
-
-
-def summarize(schema: Any) -> str:
-    """A short phrase for a schema's type (`integer`, `array of string`, ...)."""
-    if not isinstance(schema, Mapping) or not schema:
-        return "any value"
-    if "$ref" in schema:
-        return str(schema["$ref"]).rsplit("/", 1)[-1]
-    if "const" in schema:
-        return _json(schema["const"])
-    if "enum" in schema:
-        return "one of " + ", ".join(_json(v) for v in schema["enum"])
-    branches = schema.get("anyOf") or schema.get("oneOf")
-    if branches:
-        return " or ".join(summarize(branch) for branch in branches)
-    words = []
-    for kind in types_of(schema) or ("any value",):
-        if kind == "array" and isinstance(schema.get("items"), Mapping):
-            words.append(f"array of {summarize(schema['items'])}")
-        elif kind == "string" and "format" in schema:
-            words.append(f"string ({schema['format']})")
-        else:
-            words.append(kind)
-    return " or ".join(words)
-
-
-_SENTENCES: dict[str, Callable[[Any], str]] = {
-    "minimum": lambda v: f"Must be at least {_json(v)}.",
-    "maximum": lambda v: f"Must be at most {_json(v)}.",
-    "exclusiveMinimum": lambda v: f"Must be greater than {_json(v)}.",
-    "exclusiveMaximum": lambda v: f"Must be less than {_json(v)}.",
-    "multipleOf": lambda v: f"Must be a multiple of {_json(v)}.",
-    "minLength": lambda v: f"At least {_count(v, 'character')}.",
-    "maxLength": lambda v: f"At most {_count(v, 'character')}.",
-    "pattern": lambda v: f"Must match the regular expression {_json(v)}.",
-    "format": lambda v: f"Format: {v}.",
-    "contentEncoding": lambda v: f"Encoded as {v}.",
-    "contentMediaType": lambda v: f"Media type: {v}.",
-    "minItems": lambda v: f"At least {_count(v, 'item')}.",
-    "maxItems": lambda v: f"At most {_count(v, 'item')}.",
-    "uniqueItems": lambda v: "Items must be unique." if v else "",
-    "minProperties": lambda v: f"At least {_count(v, 'key')}.",
-    "maxProperties": lambda v: f"At most {_count(v, 'key')}.",
-    "const": lambda v: f"Must be {_json(v)}.",
-    "enum": lambda v: "One of: " + ", ".join(_json(x) for x in v) + ".",
-    "default": lambda v: f"Default: {_json(v)}.",
-    "examples": lambda v: "Examples: " + ", ".join(_json(x) for x in v) + ".",
-    "additionalProperties": lambda v: (
-        "No other keys."
-        if v is False
-        else f"Other keys map to {summarize(v)}."
-        if isinstance(v, Mapping)
-        else ""
-    ),
-    "propertyNames": lambda v: (
-        f"Keys: {summarize(v)}"
-        + (f" matching {_json(v['pattern'])}" if isinstance(v, Mapping) and "pattern" in v else "")
-        + "."
-    ),
-    "prefixItems": lambda v: "Items in order: " + ", ".join(summarize(x) for x in v) + ".",
-    "contains": lambda v: f"Must contain at least one {summarize(v)}.",
-    "deprecated": lambda v: "Deprecated." if v else "",
-}
-
-
-def describe(keyword: str, value: Any) -> str:
-    """Say what `keyword: value` requires, as a sentence for the model.
-
-    Unknown keywords fall back to `keyword: <json>.`; a keyword that says nothing
-    (`uniqueItems: false`) gives `""`.
-    """
-    sentence = _SENTENCES.get(keyword)
-    if sentence is None:
-        return f"{keyword}: {_json(value)}."
-    return sentence(value)
-
-
-def order_keys(node: Mapping[str, Any]) -> JsonSchema:
-    """A copy of `node` with keys in the canonical order (SCHEMA.md); others after.
-
-    Unknown keys keep their relative order after the known ones; `x-` extension
-    keys come last.
-    """
-    known = sorted((k for k in node if k in _KEY_RANK), key=_KEY_RANK.__getitem__)
-    other = [k for k in node if k not in _KEY_RANK and not k.startswith("x-")]
-    extensions = [k for k in node if k.startswith("x-")]
-    return {k: node[k] for k in (*known, *other, *extensions)}
-
-
-def add_to_description(node: Mapping[str, Any], sentence: str) -> JsonSchema:
-    """A copy of `node` with `sentence` appended to its description."""
-    if not sentence:
-        return dict(node)
-    current = node.get("description")
-    text = sentence
-    if isinstance(current, str) and current.strip():
-        head = current.rstrip()
-        # Sentences appended to a fragment ("a leaf") need a full stop between.
-        stop = "" if head.endswith((".", "!", "?", ":")) else "."
-        text = f"{head}{stop} {sentence}"
-    fresh = dict(node)
-    fresh["description"] = text
-    return order_keys(fresh) if current is None else fresh
 
 
 def _selects(select: KeywordFilter) -> Callable[[str, Any, Mapping[str, Any]], bool]:
@@ -736,198 +604,21 @@ def ensure_properties(schema: Mapping[str, Any]) -> JsonSchema:
     return rewrite(schema, step)
 
 
-# --------------------------------------------------------------------------- strict
+# --------------------------------------------------------------------------- from _strict
 
+# `_strict` builds on this module, so importing it here at load time would be
+# circular; its names are looked up on first use instead (PEP 562).
+_FROM_STRICT = frozenset({"StrictResult", "accepts_null", "make_strict"})
 
-@dataclass(frozen=True, slots=True)
-class StrictResult:
-    """The outcome of `make_strict`: a strict schema, or why there cannot be one."""
+if not TYPE_CHECKING:
 
-    schema: JsonSchema | None
-    """The strict schema, or None when a blocker stands in the way."""
-    notes: tuple[ConversionNote, ...] = ()
-    """Rewrites made to reach strict form (optional -> required + nullable, ...)."""
-    blockers: tuple[ConversionNote, ...] = ()
-    """Why the schema cannot be strict (action `strict_disabled`); empty when it can."""
+    def __getattr__(name: str) -> Any:
+        """`make_strict`, `StrictResult` and `accepts_null`, from `_strict`."""
+        if name not in _FROM_STRICT:
+            msg = f"module {__name__!r} has no attribute {name!r}"
+            raise AttributeError(msg)
+        from toolcast.providers import _strict
 
-    @property
-    def ok(self) -> bool:
-        """True when `schema` is a usable strict schema."""
-        return not self.blockers
-
-
-_FREE_KEYS = (
-    "The object at {} allows free keys ({}); strict mode needs every key declared "
-    "and would turn it into an empty object."
-)
-_ANY_VALUE = "{} accepts any JSON value; strict mode needs a type."
-# Any of these keywords pins down what a node accepts; without one it takes anything.
-_TYPED_BY = (
-    "type",
-    "anyOf",
-    "oneOf",
-    "allOf",
-    "$ref",
-    "enum",
-    "const",
-    "not",
-    "properties",
-)
-
-
-def _nullable(node: JsonSchema) -> JsonSchema:
-    """Make `node` also accept null, in the plainest shape the node allows."""
-    if accepts_null(node):
-        return node
-    kinds = node.get("type")
-    if "const" not in node and "$ref" not in node and kinds is not None:
-        node["type"] = [*types_of(node), "null"]
-        if isinstance(node.get("enum"), list):
-            node["enum"] = [*node["enum"], None]
-        return node
-    if isinstance(node.get("anyOf"), list) and "const" not in node:
-        node["anyOf"] = [*node["anyOf"], {"type": "null"}]
-        return node
-    if isinstance(node.get("enum"), list) and "const" not in node and kinds is None:
-        node["enum"] = [*node["enum"], None]
-        return node
-    annotations: JsonSchema = {k: node[k] for k in ("description", "title") if k in node}
-    inner = {k: v for k, v in node.items() if k not in annotations}
-    return order_keys({**annotations, "anyOf": [inner, {"type": "null"}]})
-
-
-def make_strict(
-    schema: Mapping[str, Any],
-    *,
-    forbidden: Collection[str] = (),
-    null_default_words: bool = True,
-) -> StrictResult:
-    """Rewrite `schema` into OpenAI-style strict form, or report why it cannot be.
-
-    Strict form: every object closes with `additionalProperties: false` and lists
-    every property in `required`. An optional property that did not accept null
-    becomes nullable, and null then means "absent, use the default" (hosts invoke
-    with `null_means_default=True`); one that already accepted null keeps null's
-    meaning. `default` is removed and said in the description.
-    Blockers (the caller should send the tool non-strict and report them): the
-    root is not an object, an object with free keys (`additionalProperties` that is
-    not false, `patternProperties`, a nested object with no declared keys), a
-    subschema that accepts any value, an array without `items`, or a keyword in
-    `forbidden` (target-specific, e.g. `allOf`).
-
-    Args:
-        schema: The (already down-converted) schema.
-        forbidden: Keywords the target's strict mode rejects outright.
-        null_default_words: Say in each optional property's description what
-            `null` means.
-    """
-    notes: list[ConversionNote] = []
-    blockers: list[ConversionNote] = []
-    forbidden_set = frozenset(forbidden)
-
-    def block(path: str, keyword: str, detail: str) -> None:
-        blockers.append(ConversionNote(path, keyword, "strict_disabled", detail))
-
-    def step(node: JsonSchema, path: str) -> JsonSchema:
-        where = path or "the root"
-        for keyword in sorted(forbidden_set.intersection(node)):
-            block(path, keyword, f"{keyword} at {where} is not allowed in strict mode.")
-        if not any(k in node for k in _TYPED_BY):
-            block(path, "type", _ANY_VALUE.format(where))
-        if (
-            "array" in types_of(node)
-            and not isinstance(node.get("items"), Mapping)
-            and "prefixItems" not in node
-        ):
-            block(
-                path,
-                "items",
-                f"The array at {where} has no item schema; strict mode needs one.",
-            )
-        if is_object(node):
-            node = _strict_object(node, path, notes, block, null_default_words)
-        return node
-
-    result = rewrite(schema, step)
-    if not is_object(result) or types_of(result) not in (("object",), ()):
-        block("", "type", "The root must be a plain object schema in strict mode.")
-    if "anyOf" in result or "oneOf" in result:
-        block("", "anyOf", "The root cannot be a union (anyOf) in strict mode.")
-    result = _strip_leftover_defaults(result, notes)
-    if blockers:
-        return StrictResult(None, tuple(notes), tuple(blockers))
-    return StrictResult(result, tuple(notes), ())
-
-
-def _strict_object(
-    node: JsonSchema,
-    path: str,
-    notes: list[ConversionNote],
-    block: Callable[[str, str, str], None],
-    words: bool,
-) -> JsonSchema:
-    where = path or "the root"
-    if "patternProperties" in node:
-        block(path, "patternProperties", _FREE_KEYS.format(where, "patternProperties"))
-    if "additionalProperties" not in node:
-        if node.get("properties") or not path:
-            detail = f"The object at {where} had no additionalProperties; closed."
-            notes.append(ConversionNote(path, "additionalProperties", "rewritten", detail))
-        else:
-            block(path, "additionalProperties", _FREE_KEYS.format(where, "any keys"))
-    elif (extra := node["additionalProperties"]) is not False:
-        free = f"values: {summarize(extra)}"
-        block(path, "additionalProperties", _FREE_KEYS.format(where, free))
-    required = set(node.get("required") or ())
-    properties: JsonSchema = {}
-    for name, sub in (node.get("properties") or {}).items():
-        sub_path = pointer(path, "properties", name)
-        if isinstance(sub, dict) and name not in required:
-            sub = _strict_optional(sub, name, sub_path, notes, words)
-        elif sub is True:
-            block(sub_path, "type", _ANY_VALUE.format(sub_path))
-        properties[name] = sub
-    node["properties"] = properties
-    node["required"] = list(properties)
-    node["additionalProperties"] = False
-    return order_keys(node)
-
-
-def _strict_optional(
-    sub: JsonSchema, name: str, path: str, notes: list[ConversionNote], words: bool
-) -> JsonSchema:
-    # A property that already accepts null keeps null's meaning (None); only a
-    # property that did not gains null, and there null stands for "absent", so the
-    # invoker can drop it and apply the default without guessing.
-    had_null = accepts_null(sub)
-    default = sub.pop("default", None)
-    if had_null:
-        sentence = "" if default is None else describe("default", default)
-        detail = (
-            f"Optional property {name!r} is required in strict mode; it already "
-            "accepts null, which keeps its meaning."
-        )
-    else:
-        sub = _nullable(sub)
-        sentence = (
-            "Optional: send null to leave it out."
-            if default is None
-            else f"Defaults to {_json(default)} when null."
-        )
-        meaning = "leaving it out" if default is None else f"the default, {_json(default)}"
-        detail = (
-            f"Optional property {name!r} is required in strict mode and accepts "
-            f"null; null means {meaning}."
-        )
-    notes.append(ConversionNote(path, "required", "rewritten", detail))
-    if default is not None:
-        detail = f"default {_json(default)} is not allowed in strict mode: {sentence!r}"
-        notes.append(ConversionNote(path, "default", "moved_to_description", detail))
-    if words and sentence:
-        sub = add_to_description(sub, sentence)
-    return sub
-
-
-def _strip_leftover_defaults(schema: JsonSchema, notes: list[ConversionNote]) -> JsonSchema:
-    """Move `default`s left elsewhere (items, branches) into descriptions."""
-    return move_to_description(schema, ("default",), notes)
+        value = getattr(_strict, name)
+        globals()[name] = value
+        return value
