@@ -6,6 +6,7 @@ and raised together as one `ToolDefinitionError`.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import types
@@ -46,6 +47,8 @@ class CallPlan:
     """(parameter, state key) pairs filled from ToolContext.state."""
     needs_receiver: bool
     """The function is an unbound method: the first argument is the instance."""
+    field_defaults: tuple[tuple[str, Any], ...] = ()
+    """(parameter, FieldInfo) for `x: T = Field(...)`: Python alone would pass the FieldInfo."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,9 +97,44 @@ def _is_context(tp: Any) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=4096)
+def _compiled(annotation: str) -> types.CodeType:
+    return compile(annotation, "<annotation>", "eval")
+
+
+def _plain_hints(fn: Callable[..., Any]) -> dict[str, Any] | None:
+    """The hints of a plain function, evaluating each string annotation once per text.
+
+    `typing.get_type_hints` compiles every string annotation anew on each call,
+    which is a fifth of defining a tool. Anything unusual (quoted names inside an
+    annotation, objects that may hold forward references, evaluation errors) returns
+    None, and the caller falls back to `get_type_hints`.
+    """
+    target = inspect.unwrap(getattr(fn, "__func__", fn))
+    if not isinstance(target, types.FunctionType):
+        return None
+    globalns = target.__globals__
+    hints: dict[str, Any] = {}
+    for name, annotation in (target.__annotations__ or {}).items():
+        if isinstance(annotation, str):
+            if "'" in annotation or '"' in annotation:
+                return None
+            try:
+                annotation = eval(_compiled(annotation), globalns)
+            except Exception:
+                return None
+        elif not isinstance(annotation, type):
+            return None
+        hints[name] = type(None) if annotation is None else annotation
+    return hints
+
+
 def _hints(
     fn: Callable[..., Any], qualname: str, problems: list[DefinitionProblem]
 ) -> dict[str, Any]:
+    fast = _plain_hints(fn)
+    if fast is not None:
+        return fast
     try:
         return typing_extensions.get_type_hints(fn, include_extras=True)
     except Exception:  # the user's annotation failed to evaluate: find which one
@@ -156,6 +194,7 @@ def analyse(
     positional: list[tuple[str, Any]] = []
     context_param: str | None = None
     injected: list[tuple[str, str, Any]] = []
+    field_defaults: list[tuple[str, Any]] = []
     overrides: Mapping[str, Param] = options.params
     seen_keys: dict[str, str] = {}
 
@@ -209,6 +248,7 @@ def analyse(
         if type(default).__name__ == "FieldInfo":  # x: T = Field(...)
             from toolcast._annotations import _absorb
 
+            field_defaults.append((param.name, default))
             _absorb(meta, default)
             default = meta.default if meta.default is not MISSING else param.empty
         if meta.injected is not None:
@@ -269,7 +309,9 @@ def analyse(
     # A callable object is async when its __call__ is (callable() cannot tell).
     call = getattr(fn, "__call__", None)  # noqa: B004
     is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
-    plan = CallPlan(tuple(positional), context_param, tuple(injected), needs_receiver)
+    plan = CallPlan(
+        tuple(positional), context_param, tuple(injected), needs_receiver, tuple(field_defaults)
+    )
     return Analysis(
         name,
         description,

@@ -549,6 +549,8 @@ class SchemaBuilder:
 
 
 def _is_json_value_alias(tp: Any) -> bool:
+    if isinstance(tp, type):  # the common case: a plain class is never the alias
+        return False
     name = getattr(tp, "__name__", None) or getattr(tp, "__qualname__", None)
     from toolcast import typing as tc_typing
 

@@ -53,15 +53,6 @@ async def _own_timeouts(awaitable: Awaitable[Any]) -> Any:
         raise _Raised(exc) from exc
 
 
-def _field_defaults(fn: Callable[..., Any]) -> tuple[tuple[str, Any], ...]:
-    """Parameters written `x: T = Field(...)`: Python alone would pass the FieldInfo."""
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return ()
-    return tuple((p.name, p.default) for p in params if type(p.default).__name__ == "FieldInfo")
-
-
 class Tool:
     """A tool a model can call: `spec` describes it, `invoke` runs it.
 
@@ -272,7 +263,7 @@ class Tool:
         if analysis is None:
             return lambda args, ctx: fn(args)
         plan = analysis.plan
-        fills = _field_defaults(fn)
+        fills = plan.field_defaults
         simple = not (plan.positional or plan.context_param or plan.injected or plan.needs_receiver)
         if simple and not fills:
             return lambda args, ctx: fn(**args)

@@ -101,9 +101,7 @@ def format_tools(
         twice = sorted({n for n in names if names.count(n) > 1})
         msg = f"Tool names must be unique per request; repeated: {', '.join(twice)}."
         raise ValueError(msg)
-    declarations = [
-        thaw(project(spec, variant=variant, api=api).definition) for spec in specs
-    ]
+    declarations = [thaw(project(spec, variant=variant, api=api).definition) for spec in specs]
     return [{"functionDeclarations": declarations}] if declarations else []
 
 
