@@ -337,13 +337,10 @@ class Tool:
         spec = self.spec
         if call_id is None and context is not None:
             call_id = context.call_id
-        try:
-            args = self._get_parser(null_means_default).parse(arguments)
-        except ArgumentsError as exc:
-            return ToolOutcome.failure(
-                "invalid_arguments", exc.message, tool_name=spec.name, call_id=call_id
-            )
-        ctx = self._context(context, call_id)
+        prepared = self._prepare(arguments, context, call_id, null_means_default)
+        if isinstance(prepared, ToolOutcome):
+            return prepared
+        args, ctx = prepared
         try:
             if spec.is_async:
                 awaitable = self._call(args, ctx)
@@ -410,21 +407,33 @@ class Tool:
                 "inside an event loop."
             )
             raise RuntimeError(msg)
-        spec = self.spec
         if call_id is None and context is not None:
             call_id = context.call_id
-        try:
-            args = self._get_parser(null_means_default).parse(arguments)
-        except ArgumentsError as exc:
-            return ToolOutcome.failure(
-                "invalid_arguments", exc.message, tool_name=spec.name, call_id=call_id
-            )
-        ctx = self._context(context, call_id)
+        prepared = self._prepare(arguments, context, call_id, null_means_default)
+        if isinstance(prepared, ToolOutcome):
+            return prepared
+        args, ctx = prepared
         try:
             value = self._call(args, ctx)
         except Exception as exc:
             return self._failed(exc, call_id)
         return self._succeeded(value, call_id)
+
+    def _prepare(
+        self,
+        arguments: Arguments,
+        context: ToolContext | None,
+        call_id: str | None,
+        null_means_default: bool,
+    ) -> tuple[Any, ToolContext | None] | ToolOutcome:
+        """The validated arguments and the call's context, or the error outcome."""
+        try:
+            args = self._get_parser(null_means_default).parse(arguments)
+        except ArgumentsError as exc:
+            return ToolOutcome.failure(
+                "invalid_arguments", exc.message, tool_name=self.spec.name, call_id=call_id
+            )
+        return args, self._context(context, call_id)
 
     def _succeeded(self, value: Any, call_id: str | None) -> ToolOutcome:
         try:
