@@ -195,11 +195,11 @@ def behind(results: Mapping[str, Any], quick: bool) -> list[str]:
         )
     return [
         f"- **Memory** (peak {peak:.0f} MiB against {base:.0f} MiB for a `TypeAdapter` "
-        "per function): a built tool keeps its schema twice, the read-only published "
-        "`input_schema` (`_frozen.py`) and the builder's own JSON and pydantic-core "
-        "schemas (`_schema.py`, `_function.py`, `core_schema.py`), held so the "
-        "validator can compile on the first call; compiled validators and the "
-        "projection cache then add their own share (the steps above)." + detail
+        "per function): a built tool keeps its published, read-only JSON Schema "
+        "(`_frozen.py`) and also the pydantic-core schema its validator is compiled "
+        "from on the first call (`_schema.py`, `_function.py`, `core_schema.py`), "
+        "where pydantic keeps only the compiled validator; compiled validators and "
+        "the projection cache then add their own share (the steps above)." + detail
     ]
 
 

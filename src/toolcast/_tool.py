@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import functools
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
@@ -148,6 +149,10 @@ class Tool:
             is_async=analysis.is_async,
         )
         limits = limits or Limits()
+        # The spec holds frozen copies; the builder's own JSON is not needed again
+        # (a fifth of a tool's memory in a large catalog).
+        analysis.node.json = {}
+        analysis = dataclasses.replace(analysis, input_schema={}, output_schema=None)
         made = cls(spec, fn, analysis=analysis, instance=instance, resolver=resolver, limits=limits)
         made._options = options
         return made
