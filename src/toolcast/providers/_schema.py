@@ -15,8 +15,6 @@ names or a predicate `(keyword, value, node) -> bool`):
 - `walk(schema)`: every subschema with its JSON pointer, pre-order.
 - `rewrite(schema, fn)`: a fresh copy with `fn(node, pointer)` applied bottom-up.
 - `move_to_description`, `drop_keywords`, `strip_extensions`.
-- `inline_refs` (raises `UnsupportedSchemaError` on recursion or external refs),
-  `isolate_refs` (`$ref` with siblings becomes `anyOf: [{$ref}]`).
 - `const_to_enum`, `one_of_to_any_of`, `to_nullable_keyword` (type arrays and
   null branches become OpenAPI 3.0 `nullable: true`), `widen_tuples`,
   `ensure_properties`.
@@ -25,8 +23,10 @@ names or a predicate `(keyword, value, node) -> bool`):
 Re-exported, so a provider module imports one place: from `_words`, `describe`
 and `summarize` (readable words for a constraint, "Must be at most 50.", and for
 a type, "array of integer"), `add_to_description`, `order_keys` and `types_of`;
-from `_strict`, `make_strict`, the OpenAI-style strict transform, with its
-`StrictResult` and `accepts_null`.
+from `_refs`, `inline_refs` (raises `UnsupportedSchemaError` on recursion or
+external refs) and `isolate_refs` (`$ref` with siblings becomes
+`anyOf: [{$ref}]`); from `_strict`, `make_strict`, the OpenAI-style strict
+transform, with its `StrictResult` and `accepts_null`.
 
 Every entry point bounds depth and node count (`MAX_DEPTH`, `MAX_NODES`) because
 schemas from MCP servers are third-party data.
@@ -34,6 +34,7 @@ schemas from MCP servers are third-party data.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -51,6 +52,7 @@ from toolcast.providers._words import (
 from toolcast.typing import JsonSchema
 
 if TYPE_CHECKING:
+    from toolcast.providers._refs import inline_refs, isolate_refs
     from toolcast.providers._strict import StrictResult, accepts_null, make_strict
 
 __all__ = (
@@ -319,112 +321,6 @@ def strip_extensions(schema: Mapping[str, Any], notes: list[ConversionNote]) -> 
     )
 
 
-def _resolve_pointer(root: Mapping[str, Any], ref: str, at: str) -> Any:
-    if ref == "#":
-        return root
-    if not ref.startswith("#/"):
-        msg = (
-            f"Schema at {at or '/'} refers to {ref!r}; only local references "
-            "('#/...') are resolved, never fetched."
-        )
-        raise UnsupportedSchemaError(msg)
-    node: Any = root
-    for raw in ref[2:].split("/"):
-        part = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            msg = f"Schema at {at or '/'} refers to {ref!r}, which does not exist."
-            raise UnsupportedSchemaError(msg)
-    return node
-
-
-def inline_refs(schema: Mapping[str, Any], *, target: str = "This target") -> JsonSchema:
-    """Replace every local `$ref` with the schema it points to and drop `$defs`.
-
-    A definition used twice is copied twice (reuse is not recursion). Sibling
-    annotations of a `$ref` (`description`, `default`, ...) refine the inlined
-    schema; conflicting sibling assertions are refused rather than merged wrongly.
-
-    Raises:
-        UnsupportedSchemaError: the schema is recursive, refers outside itself,
-            or expands beyond `MAX_NODES`.
-    """
-    budget = _Budget()
-
-    def expand(node: Any, path: str, depth: int, active: tuple[str, ...]) -> Any:
-        if not isinstance(node, Mapping):
-            return thaw(node)
-        budget.tick(path, depth)
-        if "$ref" in node and isinstance(node["$ref"], str):
-            ref = node["$ref"]
-            if ref in active:
-                chain = " -> ".join((*active[active.index(ref) :], ref))
-                msg = (
-                    f"The schema is recursive ({chain}, reached at {path or '/'}). "
-                    f"{target} cannot take recursive schemas: make this parameter "
-                    "non-recursive (e.g. cap the depth with a separate type), or use "
-                    "a target that supports $ref."
-                )
-                raise UnsupportedSchemaError(msg)
-            resolved = expand(_resolve_pointer(schema, ref, path), path, depth + 1, (*active, ref))
-            siblings = {k: v for k, v in node.items() if k != "$ref"}
-            own = expand(siblings, path, depth, active) if siblings else {}
-            return _merge_ref(resolved, own, ref, path)
-        return _rebuild(
-            node,
-            path,
-            depth,
-            lambda sub, sub_path, sub_depth: expand(sub, sub_path, sub_depth, active),
-            skip=("$defs", "definitions"),
-        )
-
-    result: JsonSchema = expand(schema, "", 0, ())
-    return result
-
-
-def _merge_ref(resolved: Any, own: JsonSchema, ref: str, path: str) -> Any:
-    if not own:
-        return resolved
-    if not isinstance(resolved, dict):
-        # A boolean target: `true` adds nothing, `false` rejects everything.
-        return own if resolved is True else {"not": {}}
-    merged = dict(resolved)
-    for key, value in own.items():
-        if key in _ANNOTATIONS or key not in merged or merged[key] == value:
-            merged[key] = value
-        else:
-            msg = (
-                f"The $ref {ref!r} at {path or '/'} has a sibling {key!r} that "
-                "differs from the referenced schema's; it cannot be inlined "
-                "without changing its meaning."
-            )
-            raise UnsupportedSchemaError(msg)
-    return order_keys(merged)
-
-
-def isolate_refs(schema: Mapping[str, Any]) -> JsonSchema:
-    """Wrap each `$ref` that has non-`$` siblings as `anyOf: [{"$ref": ...}]`.
-
-    Some targets reject `$ref` next to other keywords, e.g. OpenAI strict:
-    "$ref cannot have keywords {'description'}" (pydantic-ai issue #1488).
-    """
-
-    def step(node: JsonSchema, _path: str) -> JsonSchema:
-        ref = node.get("$ref")
-        if ref is None or "anyOf" in node:
-            return node
-        if all(k.startswith("$") for k in node):
-            return node
-        fresh = {k: v for k, v in node.items() if k != "$ref"}
-        fresh["anyOf"] = [{"$ref": ref}]
-        return order_keys(fresh)
-
-    return rewrite(schema, step)
-
-
 _PY_TO_JSON_TYPE: tuple[tuple[type, str], ...] = (
     (bool, "boolean"),
     (int, "integer"),
@@ -604,21 +500,28 @@ def ensure_properties(schema: Mapping[str, Any]) -> JsonSchema:
     return rewrite(schema, step)
 
 
-# --------------------------------------------------------------------------- from _strict
+# --------------------------------------------------------------------------- from _refs, _strict
 
-# `_strict` builds on this module, so importing it here at load time would be
-# circular; its names are looked up on first use instead (PEP 562).
-_FROM_STRICT = frozenset({"StrictResult", "accepts_null", "make_strict"})
+# `_refs` and `_strict` build on this module, so importing them here at load time
+# would be circular; their names are looked up on first use instead (PEP 562).
+_LAZY = {
+    "inline_refs": "_refs",
+    "isolate_refs": "_refs",
+    "_merge_ref": "_refs",
+    "_resolve_pointer": "_refs",
+    "StrictResult": "_strict",
+    "accepts_null": "_strict",
+    "make_strict": "_strict",
+}
 
 if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> Any:
-        """`make_strict`, `StrictResult` and `accepts_null`, from `_strict`."""
-        if name not in _FROM_STRICT:
+        """A name that lives in `_refs` or `_strict`, imported on first use."""
+        if name not in _LAZY:
             msg = f"module {__name__!r} has no attribute {name!r}"
             raise AttributeError(msg)
-        from toolcast.providers import _strict
-
-        value = getattr(_strict, name)
+        module = importlib.import_module(f"toolcast.providers.{_LAZY[name]}")
+        value = getattr(module, name)
         globals()[name] = value
         return value

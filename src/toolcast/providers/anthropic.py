@@ -425,6 +425,32 @@ def _merge_branches(
     return merged
 
 
+_COUNTS: dict[int, tuple[Mapping[str, Any], int, int]] = {}
+_MAX_COUNTED = 10_000
+
+
+def _budget_counts(schema: Mapping[str, Any]) -> tuple[int, int]:
+    """(optional properties, unions) of one schema, remembered per cached schema object.
+
+    The projection cache hands the same schema object to every request, so a warm
+    `format_tools` does not walk every schema again to check the caps.
+    """
+    hit = _COUNTS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1], hit[2]
+    optional = unions = 0
+    for _path, node in walk(schema):
+        if is_object(node):
+            required = set(node.get("required") or ())
+            optional += sum(1 for key in node.get("properties") or {} if key not in required)
+        if "anyOf" in node or len(types_of(node)) > 1:
+            unions += 1
+    if len(_COUNTS) >= _MAX_COUNTED:
+        _COUNTS.clear()
+    _COUNTS[id(schema)] = (schema, optional, unions)
+    return optional, unions
+
+
 def strict_budget_problem(
     schemas: Iterable[Mapping[str, Any]], *, target: str = "Anthropic"
 ) -> str | None:
@@ -436,12 +462,9 @@ def strict_budget_problem(
     tools = optional = unions = 0
     for schema in schemas:
         tools += 1
-        for _path, node in walk(schema):
-            if is_object(node):
-                required = set(node.get("required") or ())
-                optional += sum(1 for key in node.get("properties") or {} if key not in required)
-            if "anyOf" in node or len(types_of(node)) > 1:
-                unions += 1
+        more_optional, more_unions = _budget_counts(schema)
+        optional += more_optional
+        unions += more_unions
     over = []
     if tools > MAX_STRICT_TOOLS:
         over.append(f"{tools} strict tools (at most {MAX_STRICT_TOOLS})")
