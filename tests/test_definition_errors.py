@@ -299,3 +299,13 @@ def test_errors_page_lists_every_code_the_source_raises() -> None:
     page = (ROOT / "docs" / "errors.md").read_text().split("### Codes", 1)[1]
     documented = set(re.findall(r"^\| `([a-z-]+)` \|", page, flags=re.MULTILINE))
     assert documented == raised
+
+
+def test_an_unbound_method_is_reported_with_the_other_problems_in_one_error() -> None:
+    class Shop:
+        def order(self, *items):  # type: ignore[no-untyped-def]
+            return items
+
+    with pytest.raises(ToolDefinitionError) as info:
+        Tool.from_function(Shop.order)
+    assert set(info.value.codes) == {"unbound-method", "var-positional"}

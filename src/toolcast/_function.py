@@ -162,9 +162,17 @@ def _hints(
 
 
 def analyse(
-    fn: Callable[..., Any], options: ToolOptions, *, bound: bool, lenient_nulls: bool = False
+    fn: Callable[..., Any],
+    options: ToolOptions,
+    *,
+    bound: bool,
+    has_receiver: bool = False,
+    lenient_nulls: bool = False,
 ) -> Analysis:
-    """Read `fn`'s signature, hints and docstring; raise ToolDefinitionError on problems."""
+    """Read `fn`'s signature, hints and docstring; raise ToolDefinitionError on problems.
+
+    `has_receiver`: the host supplies `self` for an unbound method (instance or resolver).
+    """
     qualname = getattr(fn, "__qualname__", repr(fn))
     problems: list[DefinitionProblem] = []
     name = options.name if options.name is not None else _default_name(fn)
@@ -187,6 +195,15 @@ def analyse(
         # An undecorated-instance method (`Class.method`): the host supplies `self`.
         needs_receiver = True
         params = params[1:]
+        if not has_receiver:
+            problems.append(
+                DefinitionProblem(
+                    "unbound-method",
+                    "self",
+                    "this is a method: pass a bound method (obj.method), "
+                    "instance=obj, or resolver=(tool, call) -> obj.",
+                )
+            )
 
     builder = SchemaBuilder(qualname, lenient_nulls=lenient_nulls)
     builder.problems = problems

@@ -27,7 +27,7 @@ from toolcast._outcome import ToolOutcome
 from toolcast._result import SCHEMA_DIALECT, outcome_of
 from toolcast._schema import MISSING
 from toolcast._spec import Arguments, ToolCall, ToolSpec
-from toolcast.errors import DefinitionProblem, ToolDefinitionError, ToolError
+from toolcast.errors import ToolError
 from toolcast.typing import JsonSchema, TargetResolver
 
 __all__ = ("Tool",)
@@ -127,19 +127,8 @@ class Tool:
         options = options_of(fn) or ToolOptions()
         if overrides:
             options = options.merged(overrides)
-        analysis = analyse(fn, options, bound=inspect.ismethod(fn))
-        if analysis.plan.needs_receiver and instance is _MISSING and resolver is None:
-            raise ToolDefinitionError(
-                getattr(fn, "__qualname__", repr(fn)),
-                [
-                    DefinitionProblem(
-                        "unbound-method",
-                        "self",
-                        "this is a method: pass a bound method (obj.method), "
-                        "instance=obj, or resolver=(tool, call) -> obj.",
-                    )
-                ],
-            )
+        has_receiver = instance is not _MISSING or resolver is not None
+        analysis = analyse(fn, options, bound=inspect.ismethod(fn), has_receiver=has_receiver)
         spec = _spec(
             analysis.name,
             analysis.description,
@@ -224,7 +213,9 @@ class Tool:
         if lenient:
             options = self._options or ToolOptions()
             bound = inspect.ismethod(self.function)
-            analysis = analyse(self.function, options, bound=bound, lenient_nulls=True)
+            analysis = analyse(
+                self.function, options, bound=bound, has_receiver=True, lenient_nulls=True
+            )
         config = CoreConfig(val_json_bytes="base64")
         if analysis.needs_python_regex:
             config["regex_engine"] = "python-re"
