@@ -69,6 +69,7 @@ class Node:
 
 
 def _json_type(value: Any) -> str:
+    """The JSON Schema type name of a JSON value."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -77,6 +78,10 @@ def _json_type(value: Any) -> str:
         return "integer"
     if isinstance(value, float):
         return "number"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
     return "string"
 
 

@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from toolcast._node import _json_type
+
 __all__ = (
     "Direction",
     "SchemaChange",
@@ -59,20 +61,6 @@ def _show(values: Sequence[Any]) -> str:
 _ANY: frozenset[str] = frozenset(
     {"null", "boolean", "integer", "number", "string", "array", "object"}
 )
-
-
-def _value_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 @dataclass
@@ -119,7 +107,7 @@ def _types(node: Mapping[str, Any], root: Mapping[str, Any]) -> frozenset[str]:
         return frozenset(found)
     if "enum" in node or "const" in node:
         values = node["enum"] if "enum" in node else [node["const"]]
-        found = {_value_type(v) for v in values}
+        found = {_json_type(v) for v in values}
     elif "type" in node:
         declared = node["type"]
         found = {declared} if isinstance(declared, str) else set(declared)
