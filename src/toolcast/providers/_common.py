@@ -25,6 +25,7 @@ from toolcast.providers._projection import ConversionNote, specs_of
 from toolcast.typing import JsonSchema
 
 __all__ = (
+    "STRICT_FORMATS",
     "OPENAI_NAME",
     "ChoiceDeltas",
     "OpenAIParameters",
@@ -47,7 +48,7 @@ OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 # https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
 # lists these string formats; anything else (`uri` is the usual one, chatlas PR 255)
 # is a 400 under strict, so it becomes words.
-_STRICT_FORMATS = frozenset(
+STRICT_FORMATS = frozenset(
     {
         "date-time",
         "time",
@@ -124,7 +125,7 @@ def _strict_words(keyword: str, value: Any, _node: Mapping[str, Any]) -> bool:
     if keyword in _STRICT_WORDS:
         return True
     if keyword == "format":
-        return value not in _STRICT_FORMATS
+        return value not in STRICT_FORMATS
     return keyword == "pattern" and isinstance(value, str) and bool(_LOOKAROUND.search(value))
 
 

@@ -23,7 +23,7 @@ from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
-from toolcast.providers._common import answer_all, check_names, get, require_id
+from toolcast.providers._common import STRICT_FORMATS, answer_all, check_names, get, require_id
 from toolcast.providers._projection import (
     ConversionNote,
     Projection,
@@ -176,20 +176,7 @@ def convert_schema(
 _META = ("$schema", "$id", "$comment")
 
 # https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations
-_STRICT_FORMATS = frozenset(
-    {
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "uri",
-        "ipv4",
-        "ipv6",
-        "uuid",
-    }
-)
+_STRICT_FORMATS = STRICT_FORMATS | {"uri"}  # OpenAI's strict formats plus `uri`
 _STRICT_KEEP = frozenset(
     {
         "type",
