@@ -22,8 +22,8 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from toolcast._catalog import Catalog, UnknownToolError
-from toolcast._discovery import FactoryResolver
+from toolcast._catalog._catalog import Catalog, UnknownToolError
+from toolcast._catalog._discovery import FactoryResolver
 
 TOOLS_PER_MODULE = 50
 MEMBERS_PER_TOOLBOX = 10
@@ -53,8 +53,8 @@ _TEMPLATE_METHOD = '''
 def _source(prefix: str, index: int) -> str:
     lines = [
         "from __future__ import annotations",
-        "from toolcast._decorator import tool",
-        "from toolcast._toolbox import toolbox",
+        "from toolcast._define._decorator import tool",
+        "from toolcast._catalog._toolbox import toolbox",
     ]
     plain = TOOLS_PER_MODULE - MEMBERS_PER_TOOLBOX
     for j in range(plain):

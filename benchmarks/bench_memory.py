@@ -75,8 +75,8 @@ def work(params: Mapping[str, Any]) -> dict[str, Any]:
         return {"status": f"not available ({exc})"}
     from pydantic import TypeAdapter
 
-    from toolcast._catalog import Catalog  # as bench_catalog does (not exported yet)
-    from toolcast._discovery import FactoryResolver
+    from toolcast._catalog._catalog import Catalog  # as bench_catalog does (not exported yet)
+    from toolcast._catalog._discovery import FactoryResolver
 
     modules = bench_catalog.generate(count, f"m{os.getpid()}_")
     gc.collect()
@@ -127,8 +127,8 @@ def work_where(params: Mapping[str, Any]) -> dict[str, Any]:
     import tracemalloc
 
     from benchmarks import bench_catalog
-    from toolcast._catalog import Catalog
-    from toolcast._discovery import FactoryResolver
+    from toolcast._catalog._catalog import Catalog
+    from toolcast._catalog._discovery import FactoryResolver
 
     modules = bench_catalog.generate(params["modules"], f"w{os.getpid()}_")
     gc.collect()

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from catalog_fixtures import documents, helpers, pkg, places
-from toolcast._catalog import Catalog, ToolSet, UnknownToolError
-from toolcast._decorator import tool
-from toolcast._discovery import FactoryResolver, FixedResolver, owner_class
+from toolcast._catalog._catalog import Catalog, ToolSet, UnknownToolError
+from toolcast._catalog._discovery import FactoryResolver, FixedResolver, owner_class
+from toolcast._define._decorator import tool
 from toolcast._spec import ToolCall
 from toolcast._tool import Tool
 from toolcast.errors import CatalogError, ToolDefinitionError

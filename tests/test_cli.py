@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from toolcast import Tool
-from toolcast._cli import main, provider_names
-from toolcast._layout import compact_json, type_text
+from toolcast._cli._layout import compact_json, type_text
+from toolcast._cli._main import main, provider_names
 from toolcast.examples import places
 from toolcast.providers import anthropic, openai_chat
 
@@ -228,7 +228,7 @@ def test_inspect_module_attribute_forms(
         single = Tool.from_function(find_places)
 
         def make():
-            from toolcast._catalog import Catalog
+            from toolcast._catalog._catalog import Catalog
             return Catalog([find_places])
         """,
     )

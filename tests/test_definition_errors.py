@@ -294,7 +294,7 @@ _RAISED = re.compile(
 
 
 def test_errors_page_lists_every_code_the_source_raises() -> None:
-    sources = (ROOT / "src" / "toolcast").glob("*.py")
+    sources = (ROOT / "src" / "toolcast").rglob("*.py")
     raised = {code for path in sources for code in _RAISED.findall(path.read_text())}
     page = (ROOT / "docs" / "errors.md").read_text().split("### Codes", 1)[1]
     documented = set(re.findall(r"^\| `([a-z-]+)` \|", page, flags=re.MULTILINE))

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from toolcast._cli import Style
-from toolcast._demo import Turn, load_conversation, play, run_demo
+from toolcast._cli._demo import Turn, load_conversation, play, run_demo
+from toolcast._cli._main import Style
 from toolcast.examples import catalog
 from toolcast.providers import openai_chat
 

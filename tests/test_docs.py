@@ -41,7 +41,7 @@ from typing import Annotated, Any
 import pytest
 from annotated_types import Ge, Le
 
-from toolcast._cli import main
+from toolcast._cli._main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("**/*.md")])

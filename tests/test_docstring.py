@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from toolcast import Tool
-from toolcast._docstring import parse_docstring
+from toolcast._define._docstring import parse_docstring
 
 LEAKS = ("Args", "Arguments", "Parameters", ":param", ":type", "Returns", ":return", "Raises")
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from catalog_fixtures.lock import before
-from toolcast._catalog import Catalog
-from toolcast._lock import (
+from toolcast._catalog._catalog import Catalog
+from toolcast._cli._lock import (
     LOCK_FORMAT,
     check_main,
     compare_locks,

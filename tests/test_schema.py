@@ -36,8 +36,8 @@ from toolcast import (
     ToolResult,
     tool,
 )
+from toolcast._define._schema import DURATION_PATTERN, KEY_ORDER
 from toolcast._frozen import thaw
-from toolcast._schema import DURATION_PATTERN, KEY_ORDER
 from toolcast.typing import JsonValue
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"

@@ -9,10 +9,10 @@ import jsonschema
 import pytest
 
 from catalog_fixtures import documents
-from toolcast._catalog import Catalog
-from toolcast._decorator import tool
-from toolcast._discovery import FixedResolver
-from toolcast._toolbox import ToolboxOptions, toolbox, toolbox_options
+from toolcast._catalog._catalog import Catalog
+from toolcast._catalog._discovery import FixedResolver
+from toolcast._catalog._toolbox import ToolboxOptions, toolbox, toolbox_options
+from toolcast._define._decorator import tool
 from toolcast.errors import CatalogError
 
 INFO_KEYS = [

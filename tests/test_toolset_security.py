@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolcast._catalog import Catalog, ToolSet, UnknownToolError
-from toolcast._decorator import tool
+from toolcast._catalog._catalog import Catalog, ToolSet, UnknownToolError
+from toolcast._catalog._toolbox import toolbox
+from toolcast._define._decorator import tool
 from toolcast._spec import ToolCall
-from toolcast._toolbox import toolbox
 
 RAN: list[str] = []
 

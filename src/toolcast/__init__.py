@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from toolcast._arguments import Limits
-from toolcast._catalog import Catalog, ToolSet, UnknownToolError
+from toolcast._catalog._catalog import Catalog, ToolSet, UnknownToolError
+from toolcast._catalog._discovery import FactoryResolver, FixedResolver
+from toolcast._catalog._toolbox import toolbox
 from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
 from toolcast._context import Injected, ToolContext
-from toolcast._decorator import Param, tool
-from toolcast._discovery import FactoryResolver, FixedResolver
+from toolcast._define._decorator import Param, tool
 from toolcast._outcome import ToolFailure, ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast._tool import Tool
-from toolcast._toolbox import toolbox
 from toolcast.errors import (
     CatalogError,
     ToolcastError,

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from toolcast._cli import main
+from toolcast._cli._main import main
 
 raise SystemExit(main())

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from toolcast.typing import JsonSchema
+from toolcast._json import JsonSchema
 
 __all__ = ("Arguments", "ToolCall", "ToolSpec")
 

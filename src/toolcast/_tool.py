@@ -13,24 +13,27 @@ import dataclasses
 import functools
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, TypeAlias
 
 from pydantic_core import CoreConfig, SchemaValidator
 
 from toolcast._arguments import ArgumentsError, Limits, Parser
 from toolcast._content import TextPart
 from toolcast._context import ToolContext
-from toolcast._decorator import ToolOptions, options_of
+from toolcast._define._decorator import ToolOptions, options_of
+from toolcast._define._function import Analysis, analyse
+from toolcast._define._schema import MISSING
 from toolcast._frozen import freeze
-from toolcast._function import Analysis, analyse
+from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome
 from toolcast._result import SCHEMA_DIALECT, outcome_of
-from toolcast._schema import MISSING
 from toolcast._spec import Arguments, ToolCall, ToolSpec
 from toolcast.errors import ToolError
-from toolcast.typing import JsonSchema, TargetResolver
 
-__all__ = ("Tool",)
+__all__ = ("TargetResolver", "Tool")
+
+TargetResolver: TypeAlias = "Callable[[Tool, ToolCall], Any]"
+"""Returns the instance a method tool runs on, for one call (`(tool, call) -> self`)."""
 
 _MISSING: Any = object()
 _MAX_EXCEPTION_TEXT = 500
@@ -163,7 +166,7 @@ class Tool:
         The handler receives the validated argument object (a dict), and the
         `ToolContext` as a second argument if it takes two parameters.
         """
-        from toolcast._jsonschema import compile_schema
+        from toolcast._define._jsonschema import compile_schema
 
         compiled = compile_schema(name, input_schema)
         options = ToolOptions().merged(metadata)

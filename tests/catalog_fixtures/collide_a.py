@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolcast._decorator import tool
+from toolcast._define._decorator import tool
 
 
 @tool

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from toolcast._decorator import tool
-from toolcast._toolbox import toolbox
+from toolcast._catalog._toolbox import toolbox
+from toolcast._define._decorator import tool
 
 
 @toolbox("search", "Searching.")

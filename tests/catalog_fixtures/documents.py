@@ -3,8 +3,8 @@ plain class whose methods are top-level tools."""
 
 from __future__ import annotations
 
-from toolcast._decorator import tool
-from toolcast._toolbox import toolbox
+from toolcast._catalog._toolbox import toolbox
+from toolcast._define._decorator import tool
 
 
 class DocumentStore:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from catalog_fixtures.helpers import shared_helper_tool
-from toolcast._decorator import tool
+from toolcast._define._decorator import tool
 
 __all__ = ["find_places", "shared_helper_tool"]
 

@@ -18,6 +18,8 @@ from toolcast._frozen import freeze
 from toolcast.errors import UnsupportedSchemaError
 from toolcast.providers import _schema as sch
 from toolcast.providers._projection import ConversionNote
+from toolcast.providers._refs import inline_refs, isolate_refs
+from toolcast.providers._strict import make_strict
 
 WIDE = {
     "type": "object",
@@ -51,14 +53,14 @@ ALL_STEPS = [
     lambda s, n: sch.move_to_description(s, ("minLength", "maximum", "title"), n),
     lambda s, n: sch.drop_keywords(s, ("format",), n),
     lambda s, n: sch.strip_extensions(s, n),
-    lambda s, n: sch.inline_refs(s),
-    lambda s, n: sch.isolate_refs(s),
+    lambda s, n: inline_refs(s),
+    lambda s, n: isolate_refs(s),
     lambda s, n: sch.const_to_enum(s, n),
     lambda s, n: sch.one_of_to_any_of(s, n),
     lambda s, n: sch.to_nullable_keyword(s, n),
     lambda s, n: sch.widen_tuples(s, n),
     lambda s, n: sch.ensure_properties(s),
-    lambda s, n: sch.make_strict(s).schema or {},
+    lambda s, n: make_strict(s).schema or {},
 ]
 
 
@@ -201,14 +203,14 @@ def test_inline_refs_copies_a_reused_definition_without_calling_it_recursive():
         "properties": {"a": {"$ref": "#/$defs/P"}, "b": {"$ref": "#/$defs/P"}},
         "$defs": {"P": {"type": "object", "properties": {"x": {"type": "number"}}}},
     }
-    inlined = sch.inline_refs(schema)
+    inlined = inline_refs(schema)
     point = {"type": "object", "properties": {"x": {"type": "number"}}}
     assert inlined == {"type": "object", "properties": {"a": point, "b": point}}
     assert inlined["properties"]["a"] is not inlined["properties"]["b"]
 
 
 def test_inline_refs_lets_sibling_annotations_refine_the_target():
-    inlined = sch.inline_refs(WIDE)
+    inlined = inline_refs(WIDE)
     assert inlined["properties"]["node"] == {
         "type": "object",
         "description": "A leaf",
@@ -231,7 +233,7 @@ def test_inline_refs_refuses_recursion_with_the_chain_and_a_fix():
         },
     }
     with pytest.raises(UnsupportedSchemaError) as info:
-        sch.inline_refs(schema, target="Gemini parameters")
+        inline_refs(schema, target="Gemini parameters")
     assert str(info.value) == (
         "The schema is recursive (#/$defs/Node -> #/$defs/Node, reached at "
         "/properties/tree/properties/kids/items). Gemini parameters cannot take "
@@ -242,7 +244,7 @@ def test_inline_refs_refuses_recursion_with_the_chain_and_a_fix():
 
 def test_inline_refs_refuses_remote_references():
     with pytest.raises(UnsupportedSchemaError, match="never fetched"):
-        sch.inline_refs({"type": "object", "properties": {"a": {"$ref": "https://x/y"}}})
+        inline_refs({"type": "object", "properties": {"a": {"$ref": "https://x/y"}}})
 
 
 def test_inline_refs_refuses_conflicting_sibling_assertions():
@@ -252,16 +254,16 @@ def test_inline_refs_refuses_conflicting_sibling_assertions():
         "$defs": {"S": {"type": "string"}},
     }
     with pytest.raises(UnsupportedSchemaError, match="sibling 'type'"):
-        sch.inline_refs(schema)
+        inline_refs(schema)
 
 
 def test_isolate_refs_moves_a_ref_away_from_its_description():
     """OpenAI strict: "$ref cannot have keywords {'description'}" (PA #1488)."""
-    assert sch.isolate_refs({"$ref": "#/$defs/A", "description": "d"}) == {
+    assert isolate_refs({"$ref": "#/$defs/A", "description": "d"}) == {
         "description": "d",
         "anyOf": [{"$ref": "#/$defs/A"}],
     }
-    assert sch.isolate_refs({"$ref": "#/$defs/A"}) == {"$ref": "#/$defs/A"}
+    assert isolate_refs({"$ref": "#/$defs/A"}) == {"$ref": "#/$defs/A"}
 
 
 def test_const_to_enum_infers_the_type():
@@ -353,7 +355,7 @@ class TestMakeStrict:
             "required": ["q"],
             "additionalProperties": False,
         }
-        result = sch.make_strict(schema)
+        result = make_strict(schema)
         assert result.ok
         assert result.schema == {
             "type": "object",
@@ -378,7 +380,7 @@ class TestMakeStrict:
             "properties": {"at": {"type": ["string", "null"], "default": "noon"}},
             "additionalProperties": False,
         }
-        result = sch.make_strict(schema)
+        result = make_strict(schema)
         assert result.schema is not None
         assert result.schema["properties"]["at"] == {
             "type": ["string", "null"],
@@ -392,7 +394,7 @@ class TestMakeStrict:
             "properties": {"p": {"type": "integer", "enum": [1, 2]}},
             "additionalProperties": False,
         }
-        result = sch.make_strict(schema)
+        result = make_strict(schema)
         assert result.schema is not None
         assert result.schema["properties"]["p"]["enum"] == [1, 2, None]
         assert result.schema["properties"]["p"]["type"] == ["integer", "null"]
@@ -404,7 +406,7 @@ class TestMakeStrict:
             "additionalProperties": False,
             "$defs": {"A": {"type": "string"}},
         }
-        result = sch.make_strict(schema)
+        result = make_strict(schema)
         assert result.schema is not None
         assert result.schema["properties"]["a"] == {
             "description": "Optional: send null to leave it out.",
@@ -424,7 +426,7 @@ class TestMakeStrict:
             "required": ["counts"],
             "additionalProperties": False,
         }
-        result = sch.make_strict(schema)
+        result = make_strict(schema)
         assert not result.ok
         assert result.schema is None
         assert [(b.path, b.keyword, b.action) for b in result.blockers] == [
@@ -455,12 +457,12 @@ class TestMakeStrict:
             "required": ["p"],
             "additionalProperties": False,
         }
-        result = sch.make_strict(schema, forbidden=("allOf",))
+        result = make_strict(schema, forbidden=("allOf",))
         assert keyword in {b.keyword for b in result.blockers}
 
     def test_root_without_properties_closes_as_no_argument_object(self):
         """MCP no-argument tools often send just `{"type": "object"}`."""
-        result = sch.make_strict({"type": "object"})
+        result = make_strict({"type": "object"})
         assert result.schema == {
             "type": "object",
             "properties": {},
@@ -469,7 +471,7 @@ class TestMakeStrict:
         }
 
     def test_root_union_is_reported(self):
-        result = sch.make_strict({"anyOf": [{"type": "object"}, {"type": "string"}]})
+        result = make_strict({"anyOf": [{"type": "object"}, {"type": "string"}]})
         assert {b.keyword for b in result.blockers} >= {"anyOf", "type"}
 
     def test_defaults_outside_properties_move_to_words(self):
@@ -479,7 +481,7 @@ class TestMakeStrict:
             "required": ["xs"],
             "additionalProperties": False,
         }
-        result = sch.make_strict(schema)
+        result = make_strict(schema)
         assert result.schema is not None
         assert result.schema["properties"]["xs"]["items"] == {
             "type": "integer",
@@ -504,7 +506,7 @@ def test_node_budget_stops_exponential_ref_expansion():
         "$defs": defs,
     }
     with pytest.raises(UnsupportedSchemaError, match="more than"):
-        sch.inline_refs(schema)
+        inline_refs(schema)
 
 
 @pytest.mark.parametrize(

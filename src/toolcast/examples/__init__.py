@@ -9,8 +9,8 @@ way a host would. Nothing here touches the network. Try
 
 from __future__ import annotations
 
-from toolcast._catalog import Catalog
-from toolcast._discovery import FixedResolver
+from toolcast._catalog._catalog import Catalog
+from toolcast._catalog._discovery import FixedResolver
 from toolcast.examples import documents, places
 
 __all__ = ("catalog",)

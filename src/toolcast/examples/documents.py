@@ -15,7 +15,7 @@ from typing import Annotated
 from annotated_types import Ge, Le
 
 from toolcast import ToolError, tool
-from toolcast._toolbox import toolbox
+from toolcast._catalog._toolbox import toolbox
 
 __all__ = ("Document", "Documents", "Hit")
 

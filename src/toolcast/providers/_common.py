@@ -17,12 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolcast._content import ImagePart
+from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import Arguments, ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
 from toolcast.providers import _schema as sch
 from toolcast.providers._projection import ConversionNote, specs_of
-from toolcast.typing import JsonSchema
+from toolcast.providers._refs import isolate_refs
+from toolcast.providers._strict import make_strict
 
 __all__ = (
     "STRICT_FORMATS",
@@ -211,7 +213,7 @@ def openai_parameters(
     converted = sch.move_to_description(converted, _strict_words, notes)
     converted = sch.one_of_to_any_of(converted, notes)
     converted = sch.widen_tuples(converted, notes)
-    result = sch.make_strict(converted, forbidden=_STRICT_FORBIDDEN)
+    result = make_strict(converted, forbidden=_STRICT_FORBIDDEN)
     blockers = list(result.blockers)
     if result.schema is not None:
         blockers += _limits(result.schema)
@@ -222,7 +224,7 @@ def openai_parameters(
             raise UnsupportedSchemaError(msg)
         return OpenAIParameters(loose, False, (*loose_notes, *blockers))
     # `$ref` next to a description is a 400 under strict (pydantic-ai issue 1488).
-    final = sch.isolate_refs(result.schema)
+    final = isolate_refs(result.schema)
     return OpenAIParameters(final, True, (*notes, *result.notes))
 
 

@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolcast._frozen import thaw
+from toolcast._json import JsonSchema
 from toolcast.errors import UnsupportedSchemaError
-from toolcast.providers._schema import _ANNOTATIONS, _Budget, _rebuild, rewrite
+from toolcast.providers._schema import ANNOTATION_KEYWORDS, Budget, rebuild, rewrite
 from toolcast.providers._words import order_keys
-from toolcast.typing import JsonSchema
 
 __all__ = (
     "inline_refs",
@@ -60,7 +60,7 @@ def inline_refs(schema: Mapping[str, Any], *, target: str = "This target") -> Js
         UnsupportedSchemaError: the schema is recursive, refers outside itself,
             or expands beyond `MAX_NODES`.
     """
-    budget = _Budget()
+    budget = Budget()
 
     def expand(node: Any, path: str, depth: int, active: tuple[str, ...]) -> Any:
         if not isinstance(node, Mapping):
@@ -81,7 +81,7 @@ def inline_refs(schema: Mapping[str, Any], *, target: str = "This target") -> Js
             siblings = {k: v for k, v in node.items() if k != "$ref"}
             own = expand(siblings, path, depth, active) if siblings else {}
             return _merge_ref(resolved, own, ref, path)
-        return _rebuild(
+        return rebuild(
             node,
             path,
             depth,
@@ -101,7 +101,7 @@ def _merge_ref(resolved: Any, own: JsonSchema, ref: str, path: str) -> Any:
         return own if resolved is True else {"not": {}}
     merged = dict(resolved)
     for key, value in own.items():
-        if key in _ANNOTATIONS or key not in merged or merged[key] == value:
+        if key in ANNOTATION_KEYWORDS or key not in merged or merged[key] == value:
             merged[key] = value
         else:
             msg = (

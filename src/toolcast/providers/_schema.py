@@ -23,10 +23,8 @@ names or a predicate `(keyword, value, node) -> bool`):
 Re-exported, so a provider module imports one place: from `_words`, `describe`
 and `summarize` (readable words for a constraint, "Must be at most 50.", and for
 a type, "array of integer"), `add_to_description`, `order_keys` and `types_of`;
-from `_refs`, `inline_refs` (raises `UnsupportedSchemaError` on recursion or
-external refs) and `isolate_refs` (`$ref` with siblings becomes
-`anyOf: [{$ref}]`); from `_strict`, `make_strict`, the OpenAI-style strict
-transform, with its `StrictResult` and `accepts_null`.
+and `$ref` handling (`inline_refs`, `isolate_refs`) and the OpenAI-style strict
+transform (`make_strict`) build on this module and live in `_refs` and `_strict`.
 
 Every entry point bounds depth and node count (`MAX_DEPTH`, `MAX_NODES`) because
 schemas from MCP servers are third-party data.
@@ -34,43 +32,33 @@ schemas from MCP servers are third-party data.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Collection, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any, TypeAlias
 
 from toolcast._frozen import thaw
+from toolcast._json import JsonSchema
 from toolcast.errors import UnsupportedSchemaError
 from toolcast.providers._projection import ConversionNote
 from toolcast.providers._words import (
-    _json,
     add_to_description,
     describe,
+    json_text,
     order_keys,
     summarize,
     types_of,
 )
-from toolcast.typing import JsonSchema
-
-if TYPE_CHECKING:
-    from toolcast.providers._refs import inline_refs, isolate_refs
-    from toolcast.providers._strict import StrictResult, accepts_null, make_strict
 
 __all__ = (
     "MAX_DEPTH",
     "MAX_NODES",
     "KeywordFilter",
     "NodeRewriter",
-    "StrictResult",
-    "accepts_null",
     "add_to_description",
     "const_to_enum",
     "describe",
     "drop_keywords",
     "ensure_properties",
-    "inline_refs",
     "is_object",
-    "isolate_refs",
-    "make_strict",
     "move_to_description",
     "one_of_to_any_of",
     "order_keys",
@@ -121,7 +109,9 @@ _SCHEMA_SINGLE = frozenset(
 )
 
 # Keywords that only annotate; on a `$ref` sibling they refine the target.
-_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "$comment"})
+ANNOTATION_KEYWORDS = frozenset(
+    {"title", "description", "default", "examples", "deprecated", "$comment"}
+)
 
 
 # --------------------------------------------------------------------------- walking
@@ -133,7 +123,7 @@ def pointer(base: str, *parts: str | int) -> str:
     return base + tail
 
 
-class _Budget:
+class Budget:
     """Counts nodes and checks depth so hostile schemas fail fast with a clear error."""
 
     __slots__ = ("nodes",)
@@ -180,7 +170,7 @@ def walk(schema: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
     `default`, ...) are never entered, so a default that looks like a schema is
     not mistaken for one.
     """
-    budget = _Budget()
+    budget = Budget()
     stack: list[tuple[str, Mapping[str, Any], int]] = [("", schema, 0)]
     while stack:
         path, node, depth = stack.pop()
@@ -194,7 +184,7 @@ def walk(schema: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
         stack.extend(reversed(kids))
 
 
-def _rebuild(
+def rebuild(
     node: Mapping[str, Any],
     path: str,
     depth: int,
@@ -229,13 +219,13 @@ def rewrite(schema: Mapping[str, Any], fn: NodeRewriter) -> JsonSchema:
     its JSON pointer, and returns the node to keep (it may edit and return it).
     Boolean subschemas are copied as they are.
     """
-    budget = _Budget()
+    budget = Budget()
 
     def visit(node: Any, path: str, depth: int) -> Any:
         if not isinstance(node, Mapping):
             return thaw(node)
         budget.tick(path, depth)
-        return fn(_rebuild(node, path, depth, visit), path)
+        return fn(rebuild(node, path, depth, visit), path)
 
     result: JsonSchema = visit(schema, "", 0)
     return result
@@ -283,7 +273,7 @@ def move_to_description(
                     path,
                     keyword,
                     "moved_to_description",
-                    f"{keyword} {_json(value)} is not accepted by the target; "
+                    f"{keyword} {json_text(value)} is not accepted by the target; "
                     + (f"the description says {sentence!r}" if sentence else "dropped"),
                 )
             )
@@ -354,7 +344,7 @@ def const_to_enum(schema: Mapping[str, Any], notes: list[ConversionNote]) -> Jso
                 path,
                 "const",
                 "rewritten",
-                f"const {_json(value)} sent as a one-value enum.",
+                f"const {json_text(value)} sent as a one-value enum.",
             )
         )
         return order_keys(node)
@@ -442,7 +432,7 @@ def _absorb(node: JsonSchema, branch: JsonSchema) -> JsonSchema:
     """Merge a lone `anyOf` branch into its parent; the parent's annotations win."""
     merged = dict(branch)
     for key, value in node.items():
-        if key in _ANNOTATIONS or key not in merged:
+        if key in ANNOTATION_KEYWORDS or key not in merged:
             merged[key] = value
     return merged
 
@@ -498,30 +488,3 @@ def ensure_properties(schema: Mapping[str, Any]) -> JsonSchema:
         return node
 
     return rewrite(schema, step)
-
-
-# --------------------------------------------------------------------------- from _refs, _strict
-
-# `_refs` and `_strict` build on this module, so importing them here at load time
-# would be circular; their names are looked up on first use instead (PEP 562).
-_LAZY = {
-    "inline_refs": "_refs",
-    "isolate_refs": "_refs",
-    "_merge_ref": "_refs",
-    "_resolve_pointer": "_refs",
-    "StrictResult": "_strict",
-    "accepts_null": "_strict",
-    "make_strict": "_strict",
-}
-
-if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> Any:
-        """A name that lives in `_refs` or `_strict`, imported on first use."""
-        if name not in _LAZY:
-            msg = f"module {__name__!r} has no attribute {name!r}"
-            raise AttributeError(msg)
-        module = importlib.import_module(f"toolcast.providers.{_LAZY[name]}")
-        value = getattr(module, name)
-        globals()[name] = value
-        return value

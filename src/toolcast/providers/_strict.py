@@ -16,17 +16,17 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolcast._json import JsonSchema
 from toolcast.providers._projection import ConversionNote
 from toolcast.providers._schema import is_object, move_to_description, pointer, rewrite
 from toolcast.providers._words import (
-    _json,
     add_to_description,
     describe,
+    json_text,
     order_keys,
     summarize,
     types_of,
 )
-from toolcast.typing import JsonSchema
 
 __all__ = ("StrictResult", "accepts_null", "make_strict")
 
@@ -219,16 +219,16 @@ def _strict_optional(
         sentence = (
             "Optional: send null to leave it out."
             if default is None
-            else f"Defaults to {_json(default)} when null."
+            else f"Defaults to {json_text(default)} when null."
         )
-        meaning = "leaving it out" if default is None else f"the default, {_json(default)}"
+        meaning = "leaving it out" if default is None else f"the default, {json_text(default)}"
         detail = (
             f"Optional property {name!r} is required in strict mode and accepts "
             f"null; null means {meaning}."
         )
     notes.append(ConversionNote(path, "required", "rewritten", detail))
     if default is not None:
-        detail = f"default {_json(default)} is not allowed in strict mode: {sentence!r}"
+        detail = f"default {json_text(default)} is not allowed in strict mode: {sentence!r}"
         notes.append(ConversionNote(path, "default", "moved_to_description", detail))
     if words and sentence:
         sub = add_to_description(sub, sentence)

@@ -15,8 +15,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolcast._schema import KEY_ORDER as CORE_KEY_ORDER
-from toolcast.typing import JsonSchema
+from toolcast._define._schema import KEY_ORDER as CORE_KEY_ORDER
+from toolcast._json import JsonSchema
 
 __all__ = ("add_to_description", "describe", "order_keys", "summarize", "types_of")
 
@@ -35,12 +35,12 @@ def types_of(node: Mapping[str, Any]) -> tuple[str, ...]:
     return ()
 
 
-def _json(value: Any) -> str:
+def json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
 def _count(number: Any, singular: str) -> str:
-    return f"{_json(number)} {singular}{'' if number == 1 else 's'}"
+    return f"{json_text(number)} {singular}{'' if number == 1 else 's'}"
 
 
 def summarize(schema: Any) -> str:
@@ -50,9 +50,9 @@ def summarize(schema: Any) -> str:
     if "$ref" in schema:
         return str(schema["$ref"]).rsplit("/", 1)[-1]
     if "const" in schema:
-        return _json(schema["const"])
+        return json_text(schema["const"])
     if "enum" in schema:
-        return "one of " + ", ".join(_json(v) for v in schema["enum"])
+        return "one of " + ", ".join(json_text(v) for v in schema["enum"])
     branches = schema.get("anyOf") or schema.get("oneOf")
     if branches:
         return " or ".join(summarize(branch) for branch in branches)
@@ -68,14 +68,14 @@ def summarize(schema: Any) -> str:
 
 
 _SENTENCES: dict[str, Callable[[Any], str]] = {
-    "minimum": lambda v: f"Must be at least {_json(v)}.",
-    "maximum": lambda v: f"Must be at most {_json(v)}.",
-    "exclusiveMinimum": lambda v: f"Must be greater than {_json(v)}.",
-    "exclusiveMaximum": lambda v: f"Must be less than {_json(v)}.",
-    "multipleOf": lambda v: f"Must be a multiple of {_json(v)}.",
+    "minimum": lambda v: f"Must be at least {json_text(v)}.",
+    "maximum": lambda v: f"Must be at most {json_text(v)}.",
+    "exclusiveMinimum": lambda v: f"Must be greater than {json_text(v)}.",
+    "exclusiveMaximum": lambda v: f"Must be less than {json_text(v)}.",
+    "multipleOf": lambda v: f"Must be a multiple of {json_text(v)}.",
     "minLength": lambda v: f"At least {_count(v, 'character')}.",
     "maxLength": lambda v: f"At most {_count(v, 'character')}.",
-    "pattern": lambda v: f"Must match the regular expression {_json(v)}.",
+    "pattern": lambda v: f"Must match the regular expression {json_text(v)}.",
     "format": lambda v: f"Format: {v}.",
     "contentEncoding": lambda v: f"Encoded as {v}.",
     "contentMediaType": lambda v: f"Media type: {v}.",
@@ -84,10 +84,10 @@ _SENTENCES: dict[str, Callable[[Any], str]] = {
     "uniqueItems": lambda v: "Items must be unique." if v else "",
     "minProperties": lambda v: f"At least {_count(v, 'key')}.",
     "maxProperties": lambda v: f"At most {_count(v, 'key')}.",
-    "const": lambda v: f"Must be {_json(v)}.",
-    "enum": lambda v: "One of: " + ", ".join(_json(x) for x in v) + ".",
-    "default": lambda v: f"Default: {_json(v)}.",
-    "examples": lambda v: "Examples: " + ", ".join(_json(x) for x in v) + ".",
+    "const": lambda v: f"Must be {json_text(v)}.",
+    "enum": lambda v: "One of: " + ", ".join(json_text(x) for x in v) + ".",
+    "default": lambda v: f"Default: {json_text(v)}.",
+    "examples": lambda v: "Examples: " + ", ".join(json_text(x) for x in v) + ".",
     "additionalProperties": lambda v: (
         "No other keys."
         if v is False
@@ -97,7 +97,11 @@ _SENTENCES: dict[str, Callable[[Any], str]] = {
     ),
     "propertyNames": lambda v: (
         f"Keys: {summarize(v)}"
-        + (f" matching {_json(v['pattern'])}" if isinstance(v, Mapping) and "pattern" in v else "")
+        + (
+            f" matching {json_text(v['pattern'])}"
+            if isinstance(v, Mapping) and "pattern" in v
+            else ""
+        )
         + "."
     ),
     "prefixItems": lambda v: "Items in order: " + ", ".join(summarize(x) for x in v) + ".",
@@ -114,7 +118,7 @@ def describe(keyword: str, value: Any) -> str:
     """
     sentence = _SENTENCES.get(keyword)
     if sentence is None:
-        return f"{keyword}: {_json(value)}."
+        return f"{keyword}: {json_text(value)}."
     return sentence(value)
 
 

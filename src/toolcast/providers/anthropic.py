@@ -20,6 +20,7 @@ from typing import Any
 
 from toolcast._content import ImagePart, JsonPart, TextPart
 from toolcast._frozen import thaw
+from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
@@ -46,7 +47,6 @@ from toolcast.providers._schema import (
     walk,
     widen_tuples,
 )
-from toolcast.typing import JsonSchema
 
 __all__ = (
     "format_results",

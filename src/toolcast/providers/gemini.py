@@ -21,6 +21,7 @@ from typing import Any, Literal, TypeAlias
 
 from toolcast._content import ImagePart, JsonPart
 from toolcast._frozen import thaw
+from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
@@ -33,11 +34,10 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
+from toolcast.providers._refs import inline_refs, isolate_refs
 from toolcast.providers._schema import (
     const_to_enum,
     drop_keywords,
-    inline_refs,
-    isolate_refs,
     move_to_description,
     one_of_to_any_of,
     order_keys,
@@ -49,7 +49,6 @@ from toolcast.providers._schema import (
     widen_tuples,
 )
 from toolcast.providers.anthropic import object_root
-from toolcast.typing import JsonSchema
 
 __all__ = (
     "Api",

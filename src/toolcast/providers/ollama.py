@@ -23,6 +23,7 @@ from typing import Any
 
 from toolcast._content import ImagePart
 from toolcast._frozen import thaw
+from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
@@ -43,7 +44,7 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
-from toolcast.typing import JsonSchema
+from toolcast.providers._refs import inline_refs
 
 __all__ = (
     "format_results",
@@ -90,7 +91,7 @@ def _parameters(schema: Mapping[str, Any], notes: list[ConversionNote]) -> JsonS
     converted = sch.strip_extensions(schema, notes)
     try:
         # Property-level `$ref` would be dropped by the client; inline it.
-        converted = sch.inline_refs(converted, target="Ollama")
+        converted = inline_refs(converted, target="Ollama")
     except UnsupportedSchemaError as exc:
         notes.append(ConversionNote("", "$ref", "moved_to_description", str(exc)))
     converted = sch.const_to_enum(converted, notes)

@@ -8,8 +8,8 @@ from typing import Annotated
 
 from annotated_types import Ge, Le
 
-from toolcast._decorator import tool
-from toolcast._toolbox import toolbox
+from toolcast._catalog._toolbox import toolbox
+from toolcast._define._decorator import tool
 
 
 class Unit(enum.Enum):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from catalog_fixtures import collide_a, collide_b
 from catalog_fixtures.lock import before
-from toolcast._catalog import Catalog, ToolSet
+from toolcast._catalog._catalog import Catalog, ToolSet
 
 catalog = Catalog.from_modules(before)
 search_only: ToolSet = catalog.select(categories=["search"])

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolcast._lockfile import (
+from toolcast._lock._document import (
     LOCK_FORMAT,
     LockChange,
     LockReport,
@@ -31,10 +31,10 @@ from toolcast._lockfile import (
 from toolcast.errors import CatalogError, ToolcastError
 
 if TYPE_CHECKING:
-    from toolcast._catalog import Catalog, ToolSet
+    from toolcast._catalog._catalog import Catalog, ToolSet
 
 # The document and comparison names are re-exported: the CLI, tests and docs
-# import the whole schema lock from `toolcast._lock`.
+# import the whole schema lock from `toolcast._cli._lock`.
 __all__ = (
     "LOCK_FORMAT",
     "LockChange",
@@ -60,7 +60,7 @@ def load_target(target: str, *, recursive: bool = False) -> Catalog | ToolSet:
         ImportError: the module cannot be imported.
         CatalogError: the attribute is missing or is not a catalog.
     """
-    from toolcast._catalog import Catalog, ToolSet
+    from toolcast._catalog._catalog import Catalog, ToolSet
 
     module_name, _, attribute = target.partition(":")
     module = importlib.import_module(module_name)

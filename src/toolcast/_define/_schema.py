@@ -34,41 +34,41 @@ import typing_extensions
 from pydantic_core import PydanticCustomError
 from pydantic_core import core_schema as cs
 
-from toolcast._annotations import MISSING, Meta, json_default, split_annotated
-from toolcast._annotations import _absorb as _absorb
-from toolcast._constraints import _needs_python_regex as _needs_python_regex
-from toolcast._constraints import constrain
-from toolcast._docstring import parse_docstring
-from toolcast._fields import (
+from toolcast._define._annotations import MISSING, Meta, json_default, split_annotated
+from toolcast._define._annotations import absorb as absorb
+from toolcast._define._constraints import constrain
+from toolcast._define._constraints import regex_needs_python as regex_needs_python
+from toolcast._define._docstring import parse_docstring
+from toolcast._define._fields import (
     FieldDef,
-    _class_doc,
-    _constructor,
-    _is_model,
-    _is_namedtuple,
-    _is_typeddict,
-    _post_object,
+    class_doc,
+    constructor_of,
     fields_of,
+    is_model,
+    is_namedtuple,
+    is_typeddict_class,
+    post_object,
 )
-from toolcast._formats import _INT_BASE as _INT_BASE
-from toolcast._formats import DURATION_PATTERN as DURATION_PATTERN
-from toolcast._formats import _parse_base64, _string_format
-from toolcast._formats import _parse_date as _parse_date
-from toolcast._formats import _parse_datetime as _parse_datetime
-from toolcast._formats import _parse_duration as _parse_duration
-from toolcast._formats import _parse_time as _parse_time
-from toolcast._formats import _parse_uuid as _parse_uuid
-from toolcast._node import (
+from toolcast._define._formats import DURATION_PATTERN as DURATION_PATTERN
+from toolcast._define._formats import INT_BASE as INT_BASE
+from toolcast._define._formats import parse_base64, string_format
+from toolcast._define._formats import parse_date as parse_date
+from toolcast._define._formats import parse_datetime as parse_datetime
+from toolcast._define._formats import parse_duration as parse_duration
+from toolcast._define._formats import parse_time as parse_time
+from toolcast._define._formats import parse_uuid as parse_uuid
+from toolcast._define._node import (
     KEY_ORDER,
     Node,
     Path,
-    _accepts_null,
-    _array,
-    _deeper,
-    _describe,
-    _dump,
-    _json_type,
-    _max_depth,
-    _nullable_json,
+    array_node,
+    depth_below,
+    describe_json,
+    dump_value,
+    json_accepts_null,
+    json_type_of,
+    max_node_depth,
+    nullable_json,
     ordered,
 )
 from toolcast.errors import DefinitionProblem
@@ -178,7 +178,12 @@ class SchemaBuilder:
         container = self._container(tp, origin, args, path)
         if container is not None:
             return container
-        if _is_typeddict(tp) or dataclasses.is_dataclass(tp) or _is_namedtuple(tp) or _is_model(tp):
+        if (
+            is_typeddict_class(tp)
+            or dataclasses.is_dataclass(tp)
+            or is_namedtuple(tp)
+            or is_model(tp)
+        ):
             return self._object(tp, path)
         return self.problem(
             "unsupported-type",
@@ -195,7 +200,7 @@ class SchemaBuilder:
         if issubclass(tp, enum.Enum):
             return self._enum(tp, path)
         if tp is int:
-            return Node({"type": "integer"}, _INT_BASE)
+            return Node({"type": "integer"}, INT_BASE)
         if tp is float:
             return Node({"type": "number"}, cs.float_schema(strict=True, allow_inf_nan=False))
         if tp is decimal.Decimal:
@@ -206,19 +211,19 @@ class SchemaBuilder:
             return Node({"type": "string"}, cs.str_schema(strict=True))
         if tp in (bytes, bytearray):
             self.exact_output = True
-            parse = _parse_base64 if tp is bytes else lambda v: bytearray(_parse_base64(v))
+            parse = parse_base64 if tp is bytes else lambda v: bytearray(parse_base64(v))
             core = cs.no_info_after_validator_function(parse, cs.str_schema(strict=True))
             return Node({"type": "string", "contentEncoding": "base64"}, core)
         if tp is dt.datetime:
-            return _string_format("date-time", _parse_datetime)
+            return string_format("date-time", parse_datetime)
         if tp is dt.date:
-            return _string_format("date", _parse_date)
+            return string_format("date", parse_date)
         if tp is dt.time:
-            return _string_format("time", _parse_time)
+            return string_format("time", parse_time)
         if tp is dt.timedelta:
-            return _string_format("duration", _parse_duration, pattern=DURATION_PATTERN)
+            return string_format("duration", parse_duration, pattern=DURATION_PATTERN)
         if tp is uuid.UUID:
-            return _string_format("uuid", _parse_uuid)
+            return string_format("uuid", parse_uuid)
         if issubclass(tp, pathlib.PurePath):
             return Node(
                 {"type": "string"},
@@ -246,7 +251,7 @@ class SchemaBuilder:
             except ValueError:
                 raise PydanticCustomError("format", f"must be a valid {fmt}") from None
 
-        return _string_format(fmt, parse)
+        return string_format(fmt, parse)
 
     def _enum(self, tp: type[enum.Enum], path: str) -> Node:
         values = [member.value for member in tp]
@@ -258,7 +263,7 @@ class SchemaBuilder:
                 f"enum {tp.__name__} must have str, int, float or bool member values "
                 f"(got {bad!r}).",
             )
-        types_ = {_json_type(v) for v in values}
+        types_ = {json_type_of(v) for v in values}
         sub = (
             {"string": "str", "integer": "int", "number": "float"}.get(types_.pop())
             if len(types_) == 1
@@ -269,7 +274,7 @@ class SchemaBuilder:
             json = {"type": {"str": "string", "int": "integer", "float": "number"}[sub], **json}
         core: cs.CoreSchema = cs.enum_schema(tp, list(tp), sub_type=sub)  # type: ignore[arg-type]
         if sub == "int":
-            core = cs.chain_schema([_INT_BASE, core])
+            core = cs.chain_schema([INT_BASE, core])
         elif sub is None:
             core = cs.no_info_after_validator_function(tp, self._literal(tuple(values), path).core)
         return Node(ordered(json), core)
@@ -288,7 +293,7 @@ class SchemaBuilder:
                 "literal-values", path, f"literal values {bad!r} are not JSON scalars."
             )
         json_values = [v.value if isinstance(v, enum.Enum) else v for v in flat]
-        kinds = {_json_type(v) for v in json_values}
+        kinds = {json_type_of(v) for v in json_values}
         json: dict[str, Any] = {"enum": json_values}
         if len(kinds) == 1:
             json = {"type": next(iter(kinds)), **json}
@@ -296,13 +301,15 @@ class SchemaBuilder:
         # True == 1 would let it through a single literal_schema).
         groups: dict[str, list[Any]] = {}
         for v in flat:
-            groups.setdefault(_json_type(v.value if isinstance(v, enum.Enum) else v), []).append(v)
+            groups.setdefault(json_type_of(v.value if isinstance(v, enum.Enum) else v), []).append(
+                v
+            )
         choices: list[cs.CoreSchema] = []
         for kind, members in groups.items():
             literal = cs.literal_schema(members)
             base = {
                 "boolean": cs.bool_schema(strict=True),
-                "integer": _INT_BASE,
+                "integer": INT_BASE,
                 "number": cs.float_schema(strict=True, allow_inf_nan=False),
                 "string": cs.str_schema(strict=True),
                 "null": cs.none_schema(),
@@ -317,7 +324,7 @@ class SchemaBuilder:
                 )
             else:
                 choices.append(cs.chain_schema([base, literal]))
-        expected = ", ".join(_dump(v) for v in json_values)
+        expected = ", ".join(dump_value(v) for v in json_values)
         core = (
             choices[0]
             if len(choices) == 1
@@ -345,7 +352,7 @@ class SchemaBuilder:
                 )
                 meta.constraints.clear()
             nodes = [self.node(m, path) for m in members]
-            names = ", ".join(_describe(n.json) for n in nodes)
+            names = ", ".join(describe_json(n.json) for n in nodes)
             inner = Node(
                 {"anyOf": [n.json for n in nodes]},
                 cs.union_schema(
@@ -353,12 +360,12 @@ class SchemaBuilder:
                     custom_error_type="union_mismatch",
                     custom_error_message=f"must be one of: {names}",
                 ),
-                depth=_max_depth(nodes),
+                depth=max_node_depth(nodes),
             )
         if not nullable:
             return inner
         return Node(
-            _nullable_json(inner.json), cs.nullable_schema(inner.core), inner.depth, inner.guards
+            nullable_json(inner.json), cs.nullable_schema(inner.core), inner.depth, inner.guards
         )
 
     def _container(self, tp: Any, origin: Any, args: tuple[Any, ...], path: str) -> Node | None:
@@ -372,14 +379,14 @@ class SchemaBuilder:
             typing.Sequence,
         ):
             item = self.node(args[0] if args else typing.Any, f"{path}[]")
-            return _array(item, cs.list_schema(item.core, strict=True), {"items": item.json})
+            return array_node(item, cs.list_schema(item.core, strict=True), {"items": item.json})
         if kind is tuple:
             if len(args) == 2 and args[1] is Ellipsis:
                 item = self.node(args[0], f"{path}[]")
                 core: cs.CoreSchema = cs.tuple_schema(
                     [item.core], variadic_item_index=0, strict=True
                 )
-                return _array(item, core, {"items": item.json})
+                return array_node(item, core, {"items": item.json})
             if args == ((),) or (not args and origin is tuple and tp is not tuple):
                 # tuple[()]: Python 3.11+ reports no args, 3.10 reports ((),).
                 return Node(
@@ -388,7 +395,7 @@ class SchemaBuilder:
             if not args:
                 item = self.node(typing.Any, f"{path}[]")
                 core = cs.tuple_schema([item.core], variadic_item_index=0, strict=True)
-                return _array(item, core, {"items": item.json})
+                return array_node(item, core, {"items": item.json})
             items = [self.node(a, f"{path}[{i}]") for i, a in enumerate(args)]
             json = {
                 "type": "array",
@@ -398,7 +405,10 @@ class SchemaBuilder:
             }
             guards = tuple((i, *g) for i, n in enumerate(items) for g in n.guards)
             return Node(
-                json, cs.tuple_schema([n.core for n in items], strict=True), _deeper(items), guards
+                json,
+                cs.tuple_schema([n.core for n in items], strict=True),
+                depth_below(items),
+                guards,
             )
         if kind in (set, frozenset, abc.Set, abc.MutableSet):
             item = self.node(args[0] if args else typing.Any, f"{path}[]")
@@ -412,7 +422,7 @@ class SchemaBuilder:
             core = cs.no_info_after_validator_function(
                 _unique(build), cs.list_schema(item.core, strict=True)
             )
-            return _array(item, core, {"items": item.json, "uniqueItems": True})
+            return array_node(item, core, {"items": item.json, "uniqueItems": True})
         if kind in (dict, abc.Mapping, abc.MutableMapping):
             key_tp = args[0] if args else str
             key_base, _ = split_annotated(key_tp)
@@ -453,14 +463,14 @@ class SchemaBuilder:
             return node
         marks = (len(self.defs), len(self.core_defs), len(self.problems), self._ref_uses)
         flags_before = (self.needs_python_regex, self.exact_output)
-        self.needs_python_regex, self.exact_output = False, _is_namedtuple(cls)
+        self.needs_python_regex, self.exact_output = False, is_namedtuple(cls)
         self._stack.append(cls)
         try:
             fields_ = list(fields_of(cls, path, self.problems))
-            doc = _class_doc(cls)
+            doc = class_doc(cls)
             description = parse_docstring(doc).description if doc else None
             node = self.object_node(
-                fields_, path, construct=_constructor(cls), description=description
+                fields_, path, construct=constructor_of(cls), description=description
             )
         finally:
             self._stack.pop()
@@ -518,7 +528,7 @@ class SchemaBuilder:
                     json = {**json, "default": value}
             properties[f.key] = ordered(json)
             field_core = sub.core
-            if self.lenient_nulls and not f.required and not _accepts_null(sub.json):
+            if self.lenient_nulls and not f.required and not json_accepts_null(sub.json):
                 field_core = cs.nullable_schema(field_core)
                 null_defaults.append(f.key)
             core_fields[f.key] = cs.typed_dict_field(
@@ -539,10 +549,10 @@ class SchemaBuilder:
             core_fields, extra_behavior="forbid", strict=True
         )
         renames = {f.key: f.attr for f in fields_ if f.key != f.attr}
-        post = _post_object(construct, renames, tuple(null_defaults))
+        post = post_object(construct, renames, tuple(null_defaults))
         if post is not None:
             core = cs.no_info_after_validator_function(post, core)
-        return Node(json_obj, core, _deeper(depths), tuple(guards))
+        return Node(json_obj, core, depth_below(depths), tuple(guards))
 
 
 # -- helpers ---------------------------------------------------------------------------
@@ -552,7 +562,7 @@ def _is_json_value_alias(tp: Any) -> bool:
     if isinstance(tp, type):  # the common case: a plain class is never the alias
         return False
     name = getattr(tp, "__name__", None) or getattr(tp, "__qualname__", None)
-    from toolcast import typing as tc_typing
+    from toolcast import _json as tc_typing
 
     return (
         tp is tc_typing.JsonValue

@@ -18,19 +18,19 @@ from typing import Any
 
 import typing_extensions
 
-from toolcast._annotations import MISSING, split_annotated
 from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
 from toolcast._context import ToolContext
-from toolcast._decorator import Param, ToolOptions
-from toolcast._docstring import parse_docstring
-from toolcast._fields import FieldDef
-from toolcast._node import Node
-from toolcast._schema import SchemaBuilder
+from toolcast._define._annotations import MISSING, split_annotated
+from toolcast._define._decorator import Param, ToolOptions
+from toolcast._define._docstring import parse_docstring
+from toolcast._define._fields import FieldDef
+from toolcast._define._names import NAME_PATTERN, check_name
+from toolcast._define._node import Node
+from toolcast._define._schema import SchemaBuilder
 from toolcast.errors import DefinitionProblem, ToolDefinitionError
 
 __all__ = ("NAME_PATTERN", "CallPlan", "Analysis", "analyse", "check_name")
 
-NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _RECEIVER_NAMES = ("self", "cls")
 
@@ -66,20 +66,6 @@ class Analysis:
     is_async: bool
     exact_output: bool = False
     """Results hold Decimal, bytes or NamedTuple values, which need `exact_json`."""
-
-
-def check_name(name: str, problems: list[DefinitionProblem], *, kind: str = "tool name") -> None:
-    """Record a problem when `name` is not a valid tool name (or alias)."""
-    if NAME_PATTERN.match(name):
-        return
-    rule = (
-        f"{kind} {name!r} must match ^[A-Za-z0-9_-]{{1,64}}$ "
-        "(letters, digits, '_' and '-', at most 64 characters)."
-    )
-    if kind == "alias":
-        problems.append(DefinitionProblem("invalid-alias", "", rule))
-    else:
-        problems.append(DefinitionProblem("invalid-name", "", rule))
 
 
 def _default_name(fn: Callable[..., Any]) -> str:
@@ -263,10 +249,10 @@ def analyse(
         base, meta = split_annotated(annotation)
         default = param.default
         if type(default).__name__ == "FieldInfo":  # x: T = Field(...)
-            from toolcast._annotations import _absorb
+            from toolcast._define._annotations import absorb
 
             field_defaults.append((param.name, default))
-            _absorb(meta, default)
+            absorb(meta, default)
             default = meta.default if meta.default is not MISSING else param.empty
         if meta.injected is not None:
             fallback = MISSING if default is param.empty else default

@@ -13,16 +13,24 @@ from __future__ import annotations
 import decimal
 import re
 import typing
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic_core import core_schema as cs
 
-from toolcast._annotations import _plain_number
-from toolcast._formats import _INT_BASE
-from toolcast._node import KEY_ORDER, Node, ordered
+from toolcast._define._annotations import plain_number
+from toolcast._define._formats import INT_BASE
+from toolcast._define._node import KEY_ORDER, Node, ordered
 
-if TYPE_CHECKING:
-    from toolcast._schema import SchemaBuilder
+
+class SchemaBuilder(Protocol):
+    """What narrowing needs of the schema builder (which imports this module)."""
+
+    needs_python_regex: bool
+
+    def problem(self, code: str, path: str, message: str) -> Node:
+        """Record a definition problem; return a placeholder node."""
+        ...
+
 
 __all__ = ("constrain",)
 
@@ -54,11 +62,11 @@ def constrain(
                 f"{', '.join(sorted(numeric))} needs a number type.",
             )
         for key in sorted(numeric, key=lambda k: KEY_ORDER.index(_NUM_KEYS[k])):
-            json[_NUM_KEYS[key]] = _plain_number(constraints[key])
+            json[_NUM_KEYS[key]] = plain_number(constraints[key])
         kwargs = {k: constraints[k] for k in numeric}
         core: cs.CoreSchema
         if json_type == "integer":
-            core = cs.chain_schema([_INT_BASE, cs.int_schema(strict=True, **kwargs)])
+            core = cs.chain_schema([INT_BASE, cs.int_schema(strict=True, **kwargs)])
         elif tp is decimal.Decimal:
             core = cs.decimal_schema(strict=True, allow_inf_nan=False, **kwargs)
         else:
@@ -78,7 +86,7 @@ def constrain(
             if pattern is not None:
                 pattern = pattern if isinstance(pattern, str) else pattern.pattern
                 json["pattern"] = pattern
-                if _needs_python_regex(pattern):
+                if regex_needs_python(pattern):
                     # Look-around and back-references: only Python's engine has them.
                     try:
                         re.compile(pattern)
@@ -120,7 +128,7 @@ def _with_length(core: cs.CoreSchema, lengths: dict[str, Any]) -> cs.CoreSchema:
     return core
 
 
-def _needs_python_regex(pattern: str) -> bool:
+def regex_needs_python(pattern: str) -> bool:
     from pydantic_core import SchemaValidator
 
     try:

@@ -18,8 +18,8 @@ from importlib import resources
 from types import ModuleType
 from typing import Any, TextIO
 
-from toolcast._catalog import ToolSet, UnknownToolError
-from toolcast._cli import Style, compact_json
+from toolcast._catalog._catalog import ToolSet, UnknownToolError
+from toolcast._cli._layout import Style, compact_json
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall
 

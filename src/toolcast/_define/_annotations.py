@@ -53,7 +53,7 @@ def _is_field_info(obj: Any) -> bool:
     return type(obj).__name__ == "FieldInfo" and type(obj).__module__.startswith("pydantic")
 
 
-def _absorb(meta: Meta, item: Any) -> None:
+def absorb(meta: Meta, item: Any) -> None:
     if isinstance(item, str):
         meta.description = item
     elif isinstance(item, Injected):
@@ -70,10 +70,10 @@ def _absorb(meta: Meta, item: Any) -> None:
         if item.default_factory is not None:
             meta.default_factory = item.default_factory
         for sub in item.metadata:
-            _absorb(meta, sub)
+            absorb(meta, sub)
     elif isinstance(item, abc.Iterable) and type(item).__module__ == "annotated_types":
         for sub in item:  # GroupedMetadata: Interval, Len
-            _absorb(meta, sub)
+            absorb(meta, sub)
     else:
         for attr in _CONSTRAINT_ATTRS:
             value = getattr(item, attr, None)
@@ -91,7 +91,7 @@ def split_annotated(tp: Any, meta: Meta | None = None) -> tuple[Any, Meta]:
     while typing_extensions.get_origin(tp) is typing_extensions.Annotated:
         base, *extras = typing_extensions.get_args(tp)
         for item in extras:
-            _absorb(meta, item)
+            absorb(meta, item)
         tp = base
     return tp, meta
 
@@ -105,7 +105,7 @@ def json_default(value: Any) -> tuple[bool, Any]:
     if isinstance(value, float):
         return value == value and value not in (float("inf"), float("-inf")), value
     if isinstance(value, decimal.Decimal):
-        return value.is_finite(), _plain_number(value) if value.is_finite() else None
+        return value.is_finite(), plain_number(value) if value.is_finite() else None
     if isinstance(value, (list, tuple)):
         items = [json_default(v) for v in value]
         return all(ok for ok, _ in items), [v for _, v in items]
@@ -115,7 +115,7 @@ def json_default(value: Any) -> tuple[bool, Any]:
     return False, None
 
 
-def _plain_number(value: Any) -> Any:
+def plain_number(value: Any) -> Any:
     if isinstance(value, decimal.Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
     return value

@@ -68,7 +68,7 @@ class Node:
     (Decimal accepts numeric strings even in strict JSON mode)."""
 
 
-def _json_type(value: Any) -> str:
+def json_type_of(value: Any) -> str:
     """The JSON Schema type name of a JSON value."""
     if value is None:
         return "null"
@@ -85,17 +85,17 @@ def _json_type(value: Any) -> str:
     return "string"
 
 
-def _dump(value: Any) -> str:
+def dump_value(value: Any) -> str:
     from pydantic_core import to_json
 
     return to_json(value).decode()
 
 
-def _describe(json: dict[str, Any]) -> str:
+def describe_json(json: dict[str, Any]) -> str:
     if "$ref" in json:
         return str(json["$ref"]).rsplit("/", 1)[-1]
     if "enum" in json:
-        return "one of " + "/".join(_dump(v) for v in json["enum"])
+        return "one of " + "/".join(dump_value(v) for v in json["enum"])
     kind = json.get("type")
     if isinstance(kind, list):
         return " or ".join(kind)
@@ -108,7 +108,7 @@ def _describe(json: dict[str, Any]) -> str:
     return str(kind or "any value")
 
 
-def _nullable_json(json: dict[str, Any]) -> dict[str, Any]:
+def nullable_json(json: dict[str, Any]) -> dict[str, Any]:
     if not json:
         return json
     kind = json.get("type")
@@ -122,27 +122,27 @@ def _nullable_json(json: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [json, {"type": "null"}]}
 
 
-def _accepts_null(json: dict[str, Any]) -> bool:
+def json_accepts_null(json: dict[str, Any]) -> bool:
     kind = json.get("type")
     if not json:
         return True
     if kind == "null" or (isinstance(kind, list) and "null" in kind):
         return True
-    return any(_accepts_null(s) for s in json.get("anyOf", ()))
+    return any(json_accepts_null(s) for s in json.get("anyOf", ()))
 
 
-def _deeper(nodes: list[Node]) -> int | None:
-    depth = _max_depth(nodes)
+def depth_below(nodes: list[Node]) -> int | None:
+    depth = max_node_depth(nodes)
     return None if depth is None else depth + 1
 
 
-def _max_depth(nodes: list[Node]) -> int | None:
+def max_node_depth(nodes: list[Node]) -> int | None:
     depths = [n.depth for n in nodes]
     if any(d is None for d in depths):
         return None
     return max((d for d in depths if d is not None), default=0)
 
 
-def _array(item: Node, core: cs.CoreSchema, extra: dict[str, Any]) -> Node:
+def array_node(item: Node, core: cs.CoreSchema, extra: dict[str, Any]) -> Node:
     guards = tuple(("*", *g) for g in item.guards)
-    return Node(ordered({"type": "array", **extra}), core, _deeper([item]), guards)
+    return Node(ordered({"type": "array", **extra}), core, depth_below([item]), guards)

@@ -16,14 +16,15 @@ from typing import Any, Literal
 from pydantic_core import CoreConfig, PydanticCustomError, SchemaValidator, to_json
 from pydantic_core import core_schema as cs
 
-from toolcast._formats import (
-    _INT_BASE,
-    _parse_date,
-    _parse_datetime,
-    _parse_time,
-    _parse_uuid,
+from toolcast._define._formats import (
+    INT_BASE,
+    parse_date,
+    parse_datetime,
+    parse_time,
+    parse_uuid,
 )
-from toolcast._schema import SchemaBuilder
+from toolcast._define._names import check_name
+from toolcast._define._schema import SchemaBuilder
 from toolcast.errors import DefinitionProblem, ToolDefinitionError
 
 __all__ = ("CompiledSchema", "compile_schema")
@@ -60,11 +61,11 @@ _DURATION = re.compile(
 
 
 _FORMATS: dict[str, Callable[[str], Any]] = {
-    "date-time": _parse_datetime,
-    "date": _parse_date,
-    "time": _parse_time,
+    "date-time": parse_datetime,
+    "date": parse_date,
+    "time": parse_time,
     "duration": _matching(_DURATION, "ISO 8601 duration"),
-    "uuid": _parse_uuid,
+    "uuid": parse_uuid,
     "email": _matching(_EMAIL, "email"),
     "uri": _matching(_URI, "uri"),
 }
@@ -218,7 +219,7 @@ class _Compiler:
             if v in s
         }
         if kind == "integer":
-            core: cs.CoreSchema = _INT_BASE
+            core: cs.CoreSchema = INT_BASE
             if num:
                 core = cs.chain_schema([core, cs.int_schema(strict=True, **num)])
             return core, 0
@@ -232,9 +233,9 @@ class _Compiler:
             pattern = s.get("pattern")
             engine: Literal["python-re"] | None = None
             if pattern is not None:
-                from toolcast._constraints import _needs_python_regex
+                from toolcast._define._constraints import regex_needs_python
 
-                if _needs_python_regex(pattern):
+                if regex_needs_python(pattern):
                     try:
                         re.compile(pattern)
                     except re.error as exc:
@@ -336,8 +337,6 @@ class _Compiler:
 
 def compile_schema(name: str, schema: dict[str, Any]) -> CompiledSchema:
     """Compile a tool's input schema, or raise ToolDefinitionError listing every problem."""
-    from toolcast._function import check_name
-
     compiler = _Compiler(name, schema)
     check_name(name, compiler.problems)
     root: Any = schema  # a caller may pass anything; say what is wrong

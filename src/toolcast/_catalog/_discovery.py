@@ -22,12 +22,11 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from toolcast._decorator import options_of
+from toolcast._catalog._toolbox import ToolboxOptions, toolbox_options
+from toolcast._define._decorator import options_of
 from toolcast._spec import ToolCall
-from toolcast._tool import Tool
-from toolcast._toolbox import ToolboxOptions, toolbox_options
+from toolcast._tool import TargetResolver, Tool
 from toolcast.errors import CatalogError
-from toolcast.typing import TargetResolver
 
 __all__ = (
     "ClassEntry",

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from toolcast._frozen import thaw
-from toolcast._schemadiff import Direction, _json_key, schema_changes
+from toolcast._lock._schemadiff import Direction, json_key, schema_changes
 from toolcast.errors import CatalogError
 
 if TYPE_CHECKING:
-    from toolcast._catalog import Catalog, ToolSet
+    from toolcast._catalog._catalog import Catalog, ToolSet
 
 __all__ = (
     "LOCK_FORMAT",
@@ -243,7 +243,7 @@ def _tool_changes(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> 
                 LockChange(
                     name,
                     "metadata-changed",
-                    f"Tool {name!r}: {key} {_json_key(old[key])} -> {_json_key(new[key])}.",
+                    f"Tool {name!r}: {key} {json_key(old[key])} -> {json_key(new[key])}.",
                     key in _BREAKING_METADATA,
                 )
             )
@@ -298,14 +298,14 @@ def _rename_twins(
     fresh: dict[str, list[str]] = {}
     for name, entry in new_tools.items():
         if name not in old_tools:
-            fresh.setdefault(_json_key(entry.get("input_schema")), []).append(name)
+            fresh.setdefault(json_key(entry.get("input_schema")), []).append(name)
     scored: list[tuple[int, int, str, str]] = []
     for order, name in enumerate(gone):
         entry = old_tools[name]
-        for other in fresh.get(_json_key(entry.get("input_schema")), ()):
+        for other in fresh.get(json_key(entry.get("input_schema")), ()):
             candidate = new_tools[other]
             score = 2 * (
-                _json_key(candidate.get("output_schema")) == _json_key(entry.get("output_schema"))
+                json_key(candidate.get("output_schema")) == json_key(entry.get("output_schema"))
             ) + (candidate.get("description") == entry.get("description"))
             scored.append((-score, order, name, other))
     twins: dict[str, str] = {}

@@ -18,8 +18,8 @@ from typing import Any, TypeVar, overload
 
 from typing_extensions import TypedDict
 
+from toolcast._json import JsonSchema
 from toolcast._tool import Tool
-from toolcast.typing import JsonSchema
 
 __all__ = (
     "TOOLBOX_ATTR",

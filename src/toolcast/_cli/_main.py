@@ -26,9 +26,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
-from toolcast._decorator import options_of
+from toolcast._cli._layout import Style, compact_json, render, use_color
+from toolcast._define._decorator import options_of
 from toolcast._frozen import thaw
-from toolcast._layout import Style, compact_json, render, use_color
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast._tool import Tool
 from toolcast.errors import ToolcastError
@@ -146,7 +146,7 @@ def _split_target(target: str) -> tuple[str, str]:
 
 
 def _default_resolver() -> Any:
-    from toolcast._discovery import FactoryResolver
+    from toolcast._catalog._discovery import FactoryResolver
 
     # Method tools need an instance; from the command line the natural one is
     # the class built with no arguments, one per class for the whole run.
@@ -155,7 +155,7 @@ def _default_resolver() -> Any:
 
 def load_source(target: str, *, recursive: bool = False) -> _Source:
     """Resolve a TARGET into the catalog or tool set it names."""
-    from toolcast._catalog import Catalog, ToolSet
+    from toolcast._catalog._catalog import Catalog, ToolSet
 
     where, attribute = _split_target(target)
     is_file = where.endswith(".py") or os.sep in where or "/" in where
@@ -199,7 +199,7 @@ def _attribute(module: ModuleType, where: str, attribute: str) -> Any:
 
 
 def _as_catalog(value: Any, target: str) -> Any:
-    from toolcast._catalog import Catalog
+    from toolcast._catalog._catalog import Catalog
 
     items = list(value) if isinstance(value, (list, tuple)) else [value]
     for item in items:
@@ -211,7 +211,7 @@ def _as_catalog(value: Any, target: str) -> Any:
 
 def _entries(source: Any) -> Iterator[_Entry]:
     """Every tool in the order a model meets it: each selector, then its members."""
-    from toolcast._catalog import Catalog
+    from toolcast._catalog._catalog import Catalog
 
     boxes = {box.name: box for box in source.toolboxes()}
     if isinstance(source, Catalog):
@@ -394,7 +394,7 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _demo(args: argparse.Namespace, out: TextIO) -> int:
-    from toolcast._demo import run_demo
+    from toolcast._cli._demo import run_demo
 
     return run_demo(out, style=Style(color=use_color(out)))
 
@@ -516,7 +516,7 @@ def _exit_code(exc: SystemExit) -> int:
 
 
 def _delegate(name: str, argv: Sequence[str]) -> int:
-    from toolcast import _lock
+    from toolcast._cli import _lock
 
     entry = _lock.lock_main if name == "lock" else _lock.check_main
     try:

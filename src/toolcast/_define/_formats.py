@@ -3,9 +3,9 @@
 pydantic-core reads these more loosely than the schema says (its date parsers take
 spaces, unix timestamps and missing offsets; its base64 takes URL-safe and unpadded
 text; its strict int refuses `1.0`), so the validators here accept exactly the
-language the advertised schema describes: `_INT_BASE` for `integer`, and parsers for
+language the advertised schema describes: `INT_BASE` for `integer`, and parsers for
 RFC 3339 `date`, `time` and `date-time`, ISO 8601 `duration` (`DURATION_PATTERN`),
-`uuid` and base64 `contentEncoding`. `_string_format` pairs a format with its parser
+`uuid` and base64 `contentEncoding`. `string_format` pairs a format with its parser
 as a `Node`.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 from pydantic_core import PydanticCustomError
 from pydantic_core import core_schema as cs
 
-from toolcast._node import Node
+from toolcast._define._node import Node
 
 __all__ = ("DURATION_PATTERN",)
 
@@ -35,7 +35,7 @@ def _integral(value: float) -> int:
     return int(value)
 
 
-_INT_BASE = cs.union_schema(
+INT_BASE = cs.union_schema(
     # JSON Schema counts 1.0 as an integer; strict int alone would refuse it.
     [
         cs.int_schema(strict=True),
@@ -85,7 +85,7 @@ def _micro(frac: str | None) -> int:
     return int((frac or "0")[:6].ljust(6, "0"))
 
 
-def _parse_datetime(value: str) -> dt.datetime:
+def parse_datetime(value: str) -> dt.datetime:
     m = _DATETIME_RE.match(value)
     try:
         if m is None:
@@ -96,7 +96,7 @@ def _parse_datetime(value: str) -> dt.datetime:
         raise _format_error("an RFC 3339 date-time", "2024-05-01T09:30:00Z") from None
 
 
-def _parse_date(value: str) -> dt.date:
+def parse_date(value: str) -> dt.date:
     m = _DATE_RE.match(value)
     try:
         if m is None:
@@ -106,7 +106,7 @@ def _parse_date(value: str) -> dt.date:
         raise _format_error("a date", "2024-05-01") from None
 
 
-def _parse_time(value: str) -> dt.time:
+def parse_time(value: str) -> dt.time:
     m = _TIME_RE.match(value)
     try:
         if m is None:
@@ -121,7 +121,7 @@ _DATE_UNITS = {"W": 604800, "D": 86400}
 _TIME_UNITS = {"H": 3600, "M": 60, "S": 1}
 
 
-def _parse_duration(value: str) -> dt.timedelta:
+def parse_duration(value: str) -> dt.timedelta:
     if not _DURATION_RE.match(value):
         raise _format_error(
             "an ISO 8601 duration in weeks, days, hours, minutes, seconds", "P1DT2H"
@@ -144,13 +144,13 @@ def _parse_duration(value: str) -> dt.timedelta:
         ) from None
 
 
-def _parse_uuid(value: str) -> uuid.UUID:
+def parse_uuid(value: str) -> uuid.UUID:
     if not _UUID_RE.match(value):
         raise _format_error("a UUID", "123e4567-e89b-12d3-a456-426614174000")
     return uuid.UUID(value)
 
 
-def _parse_base64(value: str) -> bytes:
+def parse_base64(value: str) -> bytes:
     # Standard alphabet with padding (RFC 4648 section 4); pydantic-core would also
     # take URL-safe and unpadded text, which the schema does not describe.
     try:
@@ -159,7 +159,7 @@ def _parse_base64(value: str) -> bytes:
         raise PydanticCustomError("format", "must be base64-encoded (RFC 4648)") from None
 
 
-def _string_format(fmt: str, parse: Callable[[str], Any], **extra: Any) -> Node:
+def string_format(fmt: str, parse: Callable[[str], Any], **extra: Any) -> Node:
     return Node(
         {"type": "string", "format": fmt, **extra},
         cs.no_info_after_validator_function(parse, cs.str_schema(strict=True)),

@@ -3,7 +3,7 @@
 A dataclass, `TypedDict`, `NamedTuple` or pydantic model becomes a closed JSON object.
 `fields_of` lists its properties as `FieldDef`s (JSON key, Python name, annotation,
 required, default, description from metadata or the class docstring), honouring
-`Required`/`NotRequired` and pydantic aliases. `_constructor` and `_post_object` turn
+`Required`/`NotRequired` and pydantic aliases. `constructor_of` and `post_object` turn
 the validated dict back into an instance of the class.
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 
 import typing_extensions
 
-from toolcast._annotations import MISSING, Meta, _absorb, split_annotated
-from toolcast._docstring import parse_docstring
+from toolcast._define._annotations import MISSING, Meta, absorb, split_annotated
+from toolcast._define._docstring import parse_docstring
 from toolcast.errors import DefinitionProblem
 
 __all__ = ("FieldDef", "fields_of")
@@ -40,19 +40,19 @@ class FieldDef:
     """Metadata found outside the annotation (pydantic `Field(...)` defaults)."""
 
 
-def _is_typeddict(tp: Any) -> bool:
+def is_typeddict_class(tp: Any) -> bool:
     return typing_extensions.is_typeddict(tp)
 
 
-def _is_namedtuple(tp: Any) -> bool:
+def is_namedtuple(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields")
 
 
-def _is_model(tp: Any) -> bool:
+def is_model(tp: Any) -> bool:
     return isinstance(tp, type) and hasattr(tp, "model_fields") and hasattr(tp, "model_validate")
 
 
-def _class_doc(cls: type) -> str | None:
+def class_doc(cls: type) -> str | None:
     doc = cls.__dict__.get("__doc__")
     # dataclasses and NamedTuple invent a signature-like docstring; it says nothing.
     if not isinstance(doc, str) or not doc or doc.startswith(f"{cls.__name__}("):
@@ -62,7 +62,7 @@ def _class_doc(cls: type) -> str | None:
 
 def fields_of(cls: type, path: str, problems: list[DefinitionProblem]) -> Iterator[FieldDef]:
     """The properties of object-like `cls`; what cannot be read is added to `problems`."""
-    doc = parse_docstring(_class_doc(cls))
+    doc = parse_docstring(class_doc(cls))
     owner = f"{path}" if path else cls.__name__
     try:
         hints = typing_extensions.get_type_hints(cls, include_extras=True)
@@ -75,10 +75,10 @@ def fields_of(cls: type, path: str, problems: list[DefinitionProblem]) -> Iterat
             )
         )
         return
-    if _is_model(cls):
+    if is_model(cls):
         for name, info in cls.model_fields.items():  # type: ignore[attr-defined]
             meta = Meta()
-            _absorb(meta, info)
+            absorb(meta, info)
             key = _model_key(cls, name, info)
             if key is None:
                 problems.append(
@@ -100,7 +100,7 @@ def fields_of(cls: type, path: str, problems: list[DefinitionProblem]) -> Iterat
                 meta,
             )
         return
-    if _is_typeddict(cls):
+    if is_typeddict_class(cls):
         required_keys = getattr(cls, "__required_keys__", frozenset(hints))
         for name, tp in hints.items():
             # With string annotations the class cannot see Required/NotRequired,
@@ -169,15 +169,15 @@ def _model_key(cls: type, name: str, info: Any) -> str | None:
     return first if isinstance(first, str) else None
 
 
-def _constructor(cls: type) -> Callable[[dict[str, Any]], Any] | None:
-    if _is_typeddict(cls):
+def constructor_of(cls: type) -> Callable[[dict[str, Any]], Any] | None:
+    if is_typeddict_class(cls):
         return None
-    if _is_model(cls):
+    if is_model(cls):
         return cls.model_validate  # type: ignore[attr-defined, no-any-return]
     return lambda values: cls(**values)
 
 
-def _post_object(
+def post_object(
     construct: Callable[[dict[str, Any]], Any] | None,
     renames: dict[str, str],
     null_defaults: tuple[str, ...],

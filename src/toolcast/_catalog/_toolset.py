@@ -6,27 +6,37 @@ are resolved against that set only: any other name, however close (an alias of a
 tool outside the set, a case variant, a look-alike, a selector or deprecated tool
 left out), gets the same "Unknown tool" result as a name that never existed,
 listing only the set's own tools. The helpers that turn a catalog's definition
-order into what a model sees (`_flatten`, `_listed`, `_next_tools`) live here too,
+order into what a model sees (`flatten_tools`, `listed_members`, `next_tools_after`) live here too,
 since the catalog's own views use them the same way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
+from toolcast._catalog._toolbox import Toolbox, ToolInfo, tool_info
 from toolcast._context import ToolContext
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast._tool import Tool
-from toolcast._toolbox import Toolbox, ToolInfo, tool_info
 from toolcast.errors import CatalogError
 
-if TYPE_CHECKING:
-    # Catalog.select builds tool sets, so the catalog imports this module.
-    from toolcast._catalog import Catalog
+
+@dataclass(frozen=True)
+class CatalogLayout:
+    """What a tool set reads of the catalog that made it (shared, not copied).
+
+    The catalog imports this module to build tool sets, so the set sees the
+    catalog through this view instead of importing it.
+    """
+
+    order: Sequence[Tool | Toolbox]
+    toolboxes: Mapping[str, Toolbox]
+    box_of: Mapping[str, Toolbox]
+    scope: Callable[[Toolbox, tuple[Tool, ...]], Toolbox]
+
 
 __all__ = (
     "ToolSet",
@@ -93,7 +103,9 @@ class UnknownToolError(CatalogError, LookupError):
 # --------------------------------------------------------------------------- views
 
 
-def _flatten(order: Iterable[Tool | Toolbox], *, primary: bool, deprecated: bool) -> Iterator[Tool]:
+def flatten_tools(
+    order: Iterable[Tool | Toolbox], *, primary: bool, deprecated: bool
+) -> Iterator[Tool]:
     for entry in order:
         if isinstance(entry, Tool):
             if deprecated or entry.spec.deprecated is None:
@@ -104,18 +116,18 @@ def _flatten(order: Iterable[Tool | Toolbox], *, primary: bool, deprecated: bool
             yield from members
             continue
         # A selector is shown when it has something to list.
-        if any(deprecated or m.spec.deprecated is None for m in _listed(entry)):
+        if any(deprecated or m.spec.deprecated is None for m in listed_members(entry)):
             yield entry.selector
         yield from (m for m in members if m.spec.always_available)
 
 
-def _listed(box: Toolbox) -> tuple[Tool, ...]:
+def listed_members(box: Toolbox) -> tuple[Tool, ...]:
     # What the box's selector lists: a catalog selector skips deprecated members,
     # a set-scoped one lists every member of the set.
     return box.members if box.scoped else tuple(m for m in box.members if m.spec.deprecated is None)
 
 
-def _next_tools(
+def next_tools_after(
     current: Iterable[Tool | str],
     opened: Iterable[str] | str,
     resolve: Callable[[object], Tool],
@@ -153,14 +165,16 @@ class ToolSet:
         "_visible_names",
     )
 
-    def __init__(self, catalog: Catalog, tools: Sequence[Tool], *, include_selectors: bool) -> None:
+    def __init__(
+        self, catalog: CatalogLayout, tools: Sequence[Tool], *, include_selectors: bool
+    ) -> None:
         self._catalog = catalog
         self._all = tuple(tools)
         self._include_selectors = include_selectors
         # Each toolbox's members that are in this set, in the toolbox's order.
         members: dict[str, list[Tool]] = {}
         for tool in self._all:
-            box = catalog._box_of.get(tool.name)
+            box = catalog.box_of.get(tool.name)
             if box is not None:
                 members.setdefault(box.name, []).append(tool)
         self._members = {name: tuple(found) for name, found in members.items()}
@@ -177,10 +191,10 @@ class ToolSet:
             inside = {t.name for t in self._all}
             order = [
                 boxes[e.name] if isinstance(e, Toolbox) else e
-                for e in catalog._order
+                for e in catalog.order
                 if (e.name in boxes if isinstance(e, Toolbox) else e.name in inside)
             ]
-            visible = tuple(_flatten(order, primary=True, deprecated=True))
+            visible = tuple(flatten_tools(order, primary=True, deprecated=True))
         self._index = MappingProxyType(index)
         self._visible = visible
         self._visible_names = tuple(t.name for t in visible)
@@ -193,7 +207,7 @@ class ToolSet:
             catalog = self._catalog
             self._boxes = MappingProxyType(
                 {
-                    name: catalog._scoped(catalog._toolboxes[name], members)
+                    name: catalog.scope(catalog.toolboxes[name], members)
                     for name, members in self._members.items()
                 }
             )
@@ -299,7 +313,7 @@ class ToolSet:
     def toolbox_of(self, name: str) -> Toolbox | None:
         """The (set-scoped) toolbox the set's tool `name` belongs to, if any."""
         tool = self.get(name)
-        box = self._catalog._box_of.get(tool.name) if tool is not None else None
+        box = self._catalog.box_of.get(tool.name) if tool is not None else None
         return self._scoped_boxes().get(box.name) if box is not None else None
 
     def is_selector(self, name: str) -> bool:
@@ -323,7 +337,7 @@ class ToolSet:
             # Without selectors every member is listed already: nothing to open.
             return self._members.get(name, ()) if self._include_selectors else ()
 
-        return _next_tools(current, opened, self.resolve, members)
+        return next_tools_after(current, opened, self.resolve, members)
 
 
 def _as_called(outcome: ToolOutcome, call: ToolCall) -> ToolOutcome:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any, ClassVar
 
-from toolcast._discovery import (
+from toolcast._catalog._discovery import (
     ClassEntry,
     class_tools,
     fingerprint,
@@ -25,21 +25,21 @@ from toolcast._discovery import (
     scan_class,
     scan_module,
 )
-from toolcast._docstring import parse_docstring
-from toolcast._function import NAME_PATTERN
-from toolcast._tool import Tool
-from toolcast._toolbox import Toolbox, ToolInfo, make_selector, tool_info
-from toolcast._toolset import MAX_LISTED_TOOLS as MAX_LISTED_TOOLS
-from toolcast._toolset import (
+from toolcast._catalog._toolbox import Toolbox, ToolInfo, make_selector, tool_info
+from toolcast._catalog._toolset import MAX_LISTED_TOOLS as MAX_LISTED_TOOLS
+from toolcast._catalog._toolset import (
+    CatalogLayout,
     ToolSet,
     UnknownToolError,
-    _flatten,
-    _listed,
-    _next_tools,
+    flatten_tools,
+    listed_members,
+    next_tools_after,
     unknown_tool_message,
 )
+from toolcast._define._docstring import parse_docstring
+from toolcast._define._names import NAME_PATTERN
+from toolcast._tool import TargetResolver, Tool
 from toolcast.errors import CatalogError
-from toolcast.typing import TargetResolver
 
 # ToolSet, UnknownToolError and unknown_tool_message live in `_toolset.py`; they are
 # re-exported because the package, the CLI demo, tests and docs import them from here.
@@ -189,6 +189,7 @@ class Catalog:
         self._cache_key: tuple[Any, ...] | None = None
         self._selectors: dict[tuple[str, tuple[str, ...]], Tool] = {}
         self._lock = threading.RLock()
+        self._layout = CatalogLayout(self._order, self._toolboxes, self._box_of, self._scoped)
         for item in items:
             self.add(item)
 
@@ -340,7 +341,7 @@ class Catalog:
 
     def _scoped(self, box: Toolbox, members: tuple[Tool, ...]) -> Toolbox:
         """`box` limited to `members`, with a selector listing exactly those."""
-        if members == _listed(box):
+        if members == listed_members(box):
             # The catalog's own selector already lists exactly these.
             return replace(box, members=members, scoped=True)
         # Tool sets with the same members share a selector (sets are often made
@@ -370,7 +371,7 @@ class Catalog:
         cached = self._views.get(key)
         if cached is None:
             cached = tuple(
-                _flatten(
+                flatten_tools(
                     self._order,
                     primary=kind == "primary",
                     deprecated=include_deprecated,
@@ -470,9 +471,9 @@ class Catalog:
 
         def members(name: str) -> tuple[Tool, ...]:
             box = self._toolboxes.get(name)
-            return _listed(box) if box is not None else ()
+            return listed_members(box) if box is not None else ()
 
-        return _next_tools(current, opened, self.resolve, members)
+        return next_tools_after(current, opened, self.resolve, members)
 
     # -- selection ------------------------------------------------------------------
 
@@ -504,7 +505,7 @@ class Catalog:
         """
         with self._lock:
             chosen = self._choose(categories, names, include_deprecated)
-            return ToolSet(self, chosen, include_selectors=include_selectors)
+            return ToolSet(self._layout, chosen, include_selectors=include_selectors)
 
     def _choose(
         self,

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from toolcast._node import _json_type
+from toolcast._define._node import json_type_of
 
 __all__ = (
     "Direction",
@@ -49,13 +49,13 @@ class SchemaChange:
     """The argument or result path (`items[].qty`), or `""` for the whole schema."""
 
 
-def _json_key(value: Any) -> str:
+def json_key(value: Any) -> str:
     # Python says True == 1 == 1.0; JSON enums do not, so compare encoded text.
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 def _show(values: Sequence[Any]) -> str:
-    return ", ".join(_json_key(v) for v in values)
+    return ", ".join(json_key(v) for v in values)
 
 
 _ANY: frozenset[str] = frozenset(
@@ -107,7 +107,7 @@ def _types(node: Mapping[str, Any], root: Mapping[str, Any]) -> frozenset[str]:
         return frozenset(found)
     if "enum" in node or "const" in node:
         values = node["enum"] if "enum" in node else [node["const"]]
-        found = {_json_type(v) for v in values}
+        found = {json_type_of(v) for v in values}
     elif "type" in node:
         declared = node["type"]
         found = {declared} if isinstance(declared, str) else set(declared)
@@ -213,10 +213,10 @@ def _compare_enum(walk: _Walk, old: Mapping[str, Any], new: Mapping[str, Any], p
             narrowing=False,
         )
         return
-    new_keys = {_json_key(v) for v in new_enum}
-    old_keys = {_json_key(v) for v in old_enum}
-    removed = [v for v in old_enum if _json_key(v) not in new_keys]
-    added = [v for v in new_enum if _json_key(v) not in old_keys]
+    new_keys = {json_key(v) for v in new_enum}
+    old_keys = {json_key(v) for v in old_enum}
+    removed = [v for v in old_enum if json_key(v) not in new_keys]
+    added = [v for v in new_enum if json_key(v) not in old_keys]
     if removed:
         walk.report(
             "enum-value-removed",
@@ -262,11 +262,11 @@ def _compare_bounds(walk: _Walk, old: Mapping[str, Any], new: Mapping[str, Any],
         tighter = _tighter(keyword, before, after)
         if tighter is None:
             continue
-        what = f"{keyword} {_json_key(before)} -> {_json_key(after)}"
+        what = f"{keyword} {json_key(before)} -> {json_key(after)}"
         if before is None:
-            what = f"{keyword} {_json_key(after)} added"
+            what = f"{keyword} {json_key(after)} added"
         elif after is None:
-            what = f"{keyword} {_json_key(before)} removed"
+            what = f"{keyword} {json_key(before)} removed"
         kind = "constraint-tightened" if tighter else "constraint-loosened"
         verb = "tightened" if tighter else "loosened"
         walk.report(kind, path, f"{label} {verb}: {what}.", narrowing=tighter)
@@ -293,7 +293,7 @@ def _compare_properties(
             (
                 a
                 for a in added
-                if _json_key(new_props[a]) == _json_key(old_props[name])
+                if json_key(new_props[a]) == json_key(old_props[name])
                 and (a in new_req) == (name in old_req)
             ),
             None,
