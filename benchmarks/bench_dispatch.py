@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from benchmarks import Job, Measured, Subject, interleave
 from benchmarks.peers import PEERS, NotInstalled, ToolFunctions
 
-__all__ = ("ARGUMENTS", "headline", "jobs", "render", "work")
+__all__ = ("ARGUMENTS", "headline", "jobs", "render", "work", "work_from_schema")
 
 KINDS = ("async", "nonblocking", "blocking")
 KIND_TITLES = {
@@ -238,6 +238,91 @@ def work_breakdown(params: Mapping[str, Any]) -> dict[str, Any]:
         )
 
     return {"status": "ok", "rows": [m.as_dict() for m in asyncio.run(main())]}
+
+
+def _mcp_schema() -> tuple[dict[str, Any], dict[str, Any]]:
+    """A realistic 30-property MCP-style input schema and arguments for it."""
+    props: dict[str, Any] = {}
+    props.update({f"s{i}": {"type": "string", "maxLength": 200} for i in range(8)})
+    props.update({f"n{i}": {"type": "integer", "minimum": 0, "maximum": 1000} for i in range(6)})
+    props.update({f"f{i}": {"type": "number", "exclusiveMinimum": 0} for i in range(4)})
+    props.update({f"e{i}": {"type": "string", "enum": ["a", "b", "c"]} for i in range(3)})
+    props.update({f"b{i}": {"type": "boolean"} for i in range(3)})
+    props.update({f"l{i}": {"type": "array", "items": {"type": "string"}} for i in range(3)})
+    props["when"] = {"type": "string", "format": "date-time"}
+    props["id"] = {"type": "string", "format": "uuid"}
+    props["opts"] = {
+        "type": "object",
+        "properties": {"depth": {"type": "integer"}, "mode": {"type": ["string", "null"]}},
+        "additionalProperties": False,
+    }
+    schema = {"type": "object", "properties": props, "required": ["s0", "n0"]}
+    args = {
+        **{f"s{i}": "hello world" for i in range(8)},
+        **{f"n{i}": i * 7 for i in range(6)},
+        "f0": 1.5,
+        "e0": "b",
+        "b0": True,
+        "l0": ["x", "y"],
+        "when": "2024-05-01T09:30:00Z",
+        "id": "123e4567-e89b-12d3-a456-426614174000",
+        "opts": {"depth": 2, "mode": None},
+    }
+    return {**schema, "additionalProperties": False}, args
+
+
+def work_from_schema(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Worker: per-call `validate` cost of `Tool.from_schema` tools, one shape at a time.
+
+    Each shape is timed against `json.loads` of the same text (the floor) in the same
+    rounds: a tiny schema, a 30-property MCP-style schema and suite shapes.
+    """
+    from toolcast import Tool
+
+    node = {
+        "type": "object",
+        "properties": {"label": {"type": "string"}, "kids": {"items": {"$ref": "#/$defs/N"}}},
+        "required": ["label"],
+    }
+    shapes: dict[str, tuple[dict[str, Any], Any]] = {
+        "tiny": ({"type": "object", "properties": {"q": {"type": "string"}}}, {"q": "tea"}),
+        "mcp-30": _mcp_schema(),
+        "uniqueItems-20": (
+            {"type": "object", "properties": {"v": {"uniqueItems": True}}},
+            {"v": list(range(20))},
+        ),
+        "ref-tree": (
+            {"type": "object", "properties": {"t": {"$ref": "#/$defs/N"}}, "$defs": {"N": node}},
+            {"t": {"label": "a", "kids": [{"label": "b", "kids": [{"label": "c"}]}]}},
+        ),
+        "allOf-oneOf-not": (
+            {
+                "type": "object",
+                "properties": {
+                    "v": {"allOf": [{"oneOf": [{"type": "integer"}, {"type": "string"}]}]},
+                    "w": {"not": {"const": 0}},
+                },
+            },
+            {"v": 5, "w": 1},
+        ),
+    }
+    out: dict[str, Any] = {"status": "ok", "shapes": {}}
+    for label, (schema, args) in shapes.items():
+        text = json.dumps(args)
+        tool = Tool.from_schema(label, "", schema, lambda a: a)
+        tool.validate(text)
+        subjects = [
+            Subject("`json.loads` (floor)", json.loads),
+            Subject(f"`from_schema` validate: {label}", tool.validate),
+        ]
+
+        async def main(subjects: list[Subject] = subjects, text: str = text) -> list[Measured]:
+            return await interleave(
+                subjects, text, rounds=params["rounds"], batch_seconds=params["batch_seconds"]
+            )
+
+        out["shapes"][label] = [m.as_dict() for m in asyncio.run(main())]
+    return out
 
 
 def jobs(quick: bool) -> list[Job]:

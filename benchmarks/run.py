@@ -37,6 +37,7 @@ SECTIONS = (
     "benchmarks.bench_projection",
     "benchmarks.bench_catalog",
     "benchmarks.bench_memory",
+    "benchmarks.bench_loop",
 )
 DOC = ROOT / "docs" / "benchmarks.md"
 QUICK_DOC = ROOT / ".benchmarks" / "benchmarks-quick.md"

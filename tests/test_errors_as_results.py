@@ -81,16 +81,19 @@ def test_text_that_is_not_json_gets_the_contract_message_and_where_it_broke(
 ) -> None:
     outcome = order_tool.invoke_sync(raw)
     assert outcome.is_error
-    assert outcome.text.startswith("Arguments for 'order' must be a JSON object (invalid JSON: ")
-    assert "line 1 column" in outcome.text
+    # Worded for a model by toolcast._json_errors: the problem and where it is.
+    assert outcome.text.startswith(
+        ("The arguments for 'order' are not valid JSON: ", "Your arguments for 'order' were cut off")
+    )
+    assert "(at character " in outcome.text or "cut off" in outcome.text
     assert_model_safe(outcome.text)
 
 
 def test_truncated_json_text_is_pinned(order_tool: Tool) -> None:
     outcome = order_tool.invoke_sync('{"note": "x"')
     assert outcome.text == (
-        "Arguments for 'order' must be a JSON object "
-        "(invalid JSON: EOF while parsing an object at line 1 column 12)."
+        "Your arguments for 'order' were cut off (an object is not closed at the end); "
+        "send a shorter call."
     )
 
 

@@ -272,7 +272,10 @@ def test_valid_multibyte_utf8_bytes_are_accepted() -> None:
 def test_a_byte_order_mark_is_not_json() -> None:
     outcome = Tool.from_function(tag).invoke_sync(b'\xef\xbb\xbf{"label": "x"}')
     assert outcome.is_error
-    assert outcome.text.startswith("Arguments for 'tag' must be a JSON object")
+    assert outcome.text == (
+        "The arguments for 'tag' are not valid JSON: the text starts with a byte order mark "
+        "(at character 1); send plain JSON."
+    )
 
 
 # -- NaN and Infinity -----------------------------------------------------------------

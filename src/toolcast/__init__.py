@@ -5,6 +5,7 @@ from __future__ import annotations
 from toolcast._arguments import Limits
 from toolcast._catalog._catalog import Catalog, ToolSet, UnknownToolError
 from toolcast._catalog._discovery import FactoryResolver, FixedResolver
+from toolcast._catalog._loader import CatalogLoad, CatalogLoader
 from toolcast._catalog._toolbox import toolbox
 from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
 from toolcast._context import Injected, ToolContext
@@ -12,17 +13,26 @@ from toolcast._define._decorator import Param, tool
 from toolcast._outcome import ToolFailure, ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast._tool import Tool
+from toolcast.aliases._declare import Alias
 from toolcast.errors import (
     CatalogError,
+    ResponseFormatError,
     ToolcastError,
     ToolDefinitionError,
     ToolError,
     UnsupportedSchemaError,
 )
+from toolcast.loop import Conversation, RunResult, run
+from toolcast.policy import Decision, Policy
 
 __all__ = [
+    "Alias",
     "Catalog",
     "CatalogError",
+    "CatalogLoad",
+    "CatalogLoader",
+    "Conversation",
+    "Decision",
     "FactoryResolver",
     "FixedResolver",
     "ImagePart",
@@ -30,6 +40,9 @@ __all__ = [
     "JsonPart",
     "Limits",
     "Param",
+    "Policy",
+    "ResponseFormatError",
+    "RunResult",
     "TextPart",
     "Tool",
     "ToolCall",
@@ -44,6 +57,7 @@ __all__ = [
     "ToolcastError",
     "UnknownToolError",
     "UnsupportedSchemaError",
+    "run",
     "tool",
     "toolbox",
 ]

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import decimal
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import jiter
 from pydantic_core import SchemaValidator, ValidationError, to_json
 
+from toolcast._json_errors import arguments_message
 from toolcast._messages import format_validation_errors
 from toolcast._spec import Arguments
 
-__all__ = ("ArgumentsError", "Limits", "Parser")
+__all__ = ("ArgumentsError", "JsonValidator", "Limits", "Parser")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +32,8 @@ class Limits:
     """Largest accepted argument text, in bytes (UTF-8)."""
     max_depth: int = 64
     """Deepest accepted nesting of objects and arrays (the argument object is 1)."""
+    max_result_chars: int = 100_000
+    """Longest result text sent to the model; a longer one is cut, with a note saying so."""
 
 
 class ArgumentsError(Exception):
@@ -42,15 +45,18 @@ class ArgumentsError(Exception):
 
 
 def _too_deep(value: Any, limit: int) -> bool:
-    stack = [(value, 1)]
+    # A stack of iterators, one per level: memory grows with the depth, not the width
+    # (a megabyte of `[{}, {}, ...]` would otherwise stack a tuple per item).
+    stack = [iter((value,))]
     while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+        for item in stack[-1]:
+            if isinstance(item, (dict, list)):
+                if len(stack) > limit:
+                    return True
+                stack.append(iter(item.values() if isinstance(item, dict) else item))
+                break
+        else:
+            stack.pop()
     return False
 
 
@@ -102,25 +108,141 @@ def _is_utf8(raw: str | bytes) -> bool:
     return True
 
 
-def _digits_at(value: Any, exact: Any, path: tuple[Any, ...]) -> Any:
-    """`value` with the numbers at `path` replaced by the exact digits from `exact`."""
+def _as_digits(value: Any, exact: Any, where: str) -> Any:
+    is_number = isinstance(exact, (int, float, decimal.Decimal)) and not isinstance(exact, bool)
+    return str(exact) if is_number else value
+
+
+def _as_integer(value: Any, exact: Any, where: str) -> Any:
+    if not isinstance(value, float) or not isinstance(exact, decimal.Decimal):
+        return value
+    if exact != exact.to_integral_value():
+        # A float would round 1.0000000000000000001 to 1.0, an integer.
+        got = clip(str(exact), _GOT_CHARS)
+        raise ArgumentsError(f"Argument '{where.lstrip('.')}' must be an integer (got {got}).")
+    return int(exact)
+
+
+def _exact_at(
+    value: Any,
+    exact: Any,
+    path: tuple[Any, ...],
+    convert: Callable[[Any, Any, str], Any],
+    where: str = "",
+) -> Any:
+    """`value` with the numbers at `path` replaced by `convert(value, exact, where)`."""
     if not path:
-        is_number = isinstance(exact, (int, float, decimal.Decimal)) and not isinstance(exact, bool)
-        return str(exact) if is_number else value
+        return convert(value, exact, where)
     head, rest = path[0], path[1:]
     if head == "*":
         if isinstance(value, dict) and isinstance(exact, dict):
-            return {k: _digits_at(v, exact[k], rest) for k, v in value.items()}
+            return {
+                k: _exact_at(v, exact[k], rest, convert, f"{where}.{k}") for k, v in value.items()
+            }
         if isinstance(value, list) and isinstance(exact, list):
-            return [_digits_at(v, e, rest) for v, e in zip(value, exact, strict=True)]
+            return [
+                _exact_at(v, e, rest, convert, f"{where}[{i}]")
+                for i, (v, e) in enumerate(zip(value, exact, strict=True))
+            ]
         return value
     if isinstance(head, int):
         if isinstance(value, list) and isinstance(exact, list) and head < len(value):
-            return [*value[:head], _digits_at(value[head], exact[head], rest), *value[head + 1 :]]
+            item = _exact_at(value[head], exact[head], rest, convert, f"{where}[{head}]")
+            return [*value[:head], item, *value[head + 1 :]]
         return value
     if isinstance(value, dict) and isinstance(exact, dict) and head in value:
-        return {**value, head: _digits_at(value[head], exact[head], rest)}
+        return {**value, head: _exact_at(value[head], exact[head], rest, convert, f"{where}.{head}")}
     return value
+
+
+def _floats_at(value: Any, path: tuple[Any, ...]) -> bool:
+    """Whether a JSON number written with a fraction or exponent sits at `path`."""
+    if not path:
+        return isinstance(value, float)
+    head, rest = path[0], path[1:]
+    if head == "*":
+        items = value.values() if isinstance(value, dict) else value
+        return isinstance(value, (dict, list)) and any(_floats_at(v, rest) for v in items)
+    if isinstance(head, int):
+        return isinstance(value, list) and head < len(value) and _floats_at(value[head], rest)
+    return isinstance(value, dict) and head in value and _floats_at(value[head], rest)
+
+
+def clip(text: str, limit: int) -> str:
+    """`text`, cut to `limit` characters with an ellipsis (echoes of model input)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_GOT_CHARS = 60
+_FULL_REPORT_BYTES = 16 * 1024
+"""Up to this size every problem is found and counted; above it each array, set and
+dict stops at its first bad item, so a megabyte of bad items costs one error, not a
+million (pydantic-core has no cap on collected errors)."""
+_MAX_ERRORS_READ = 1000
+"""More errors than this (a flood of unknown keys) are never materialised in Python;
+a trimmed copy of the input is validated to find the ones to show."""
+_KEPT_UNKNOWN_KEYS = 50
+# A digit then `.`, `e` or `E`: the text may hold a number a float would round.
+_FLOAT_TEXT = re.compile(r"[0-9][.eE]")
+_FLOAT_BYTES = re.compile(rb"[0-9][.eE]")
+
+
+def fail_fast(core: Any) -> Any:
+    """A copy of pydantic-core schema `core` whose containers stop at their first error."""
+    if isinstance(core, dict):
+        out = {k: fail_fast(v) for k, v in core.items()}
+        if out.get("type") in ("list", "tuple", "set", "frozenset", "dict"):
+            out["fail_fast"] = True
+        return out
+    if isinstance(core, list):
+        return [fail_fast(v) for v in core]
+    if isinstance(core, tuple):
+        return tuple(fail_fast(v) for v in core)
+    return core
+
+
+def _property_names(schema: Any, found: set[str]) -> set[str]:
+    """Every property name declared anywhere in a JSON Schema."""
+    if isinstance(schema, dict):
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            found.update(properties)
+        for value in schema.values():
+            _property_names(value, found)
+    elif isinstance(schema, list):
+        for value in schema:
+            _property_names(value, found)
+    return found
+
+
+def _trimmed(value: Any, known: set[str]) -> Any:
+    """`value` with large objects cut to their known keys plus a few unknown ones."""
+    if isinstance(value, dict):
+        if len(value) > _KEPT_UNKNOWN_KEYS:
+            kept: dict[str, Any] = {}
+            unknown = 0
+            for key, item in value.items():
+                if key in known:
+                    kept[key] = item
+                elif unknown < _KEPT_UNKNOWN_KEYS:
+                    unknown += 1
+                    kept[key] = item
+            value = kept
+        return {k: _trimmed(v, known) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_trimmed(v, known) for v in value]
+    return value
+
+
+class JsonValidator(Protocol):
+    """A validator other than pydantic-core's (`from_schema` tools).
+
+    It raises ArgumentsError itself, in toolcast's wording.
+    """
+
+    def validate_json(self, raw: str | bytes, /) -> Any:
+        """Validate argument text; return the argument object."""
+        ...
 
 
 _NON_FINITE = re.compile(r"[:\[,]\s*-?(?:NaN|Infinity)\s*[,}\]]")
@@ -129,18 +251,37 @@ _NON_FINITE = re.compile(r"[:\[,]\s*-?(?:NaN|Infinity)\s*[,}\]]")
 class Parser:
     """Parses and validates the arguments of one tool."""
 
-    __slots__ = ("_check_depth", "_guards", "_limits", "_schema", "_tool", "_validator")
+    __slots__ = (
+        "_bounded",
+        "_check_depth",
+        "_decimals",
+        "_integers",
+        "_known",
+        "_limits",
+        "_no_text",
+        "_schema",
+        "_tool",
+        "_validator",
+    )
 
     def __init__(
         self,
         tool: str,
-        validator: SchemaValidator,
+        validator: SchemaValidator | JsonValidator,
         schema: dict[str, Any],
         *,
         limits: Limits,
         static_depth: int | None,
         guards: tuple[tuple[Any, ...], ...] = (),
+        bounded: Callable[[], SchemaValidator] | None = None,
     ) -> None:
+        """Args:
+        guards: Paths to exact numbers: ending in `int`, an integer; in `...`, a
+            Decimal that may also come as a numeric string; else a Decimal that must
+            not be a string.
+        bounded: Builds the same validator with containers stopping at their first
+            error, used for large input (built when first needed).
+        """
         self._tool = tool
         self._validator = validator
         self._schema = schema
@@ -148,23 +289,27 @@ class Parser:
         # A schema that cannot nest deeper than the limit needs no depth walk:
         # anything deeper is refused by validation anyway.
         self._check_depth = static_depth is None or static_depth + 1 > limits.max_depth
-        self._guards = guards
+        self._integers = tuple(g[:-1] for g in guards if g[-1:] == (int,))
+        self._no_text = tuple(g for g in guards if g[-1:] not in ((int,), (...,)))
+        self._decimals = (*self._no_text, *(g[:-1] for g in guards if g[-1:] == (...,)))
+        self._bounded: SchemaValidator | Callable[[], SchemaValidator] | None = bounded
+        self._known: set[str] | None = None
 
-    def _fail_json(self, exc: ValueError) -> ArgumentsError:
+    def _fail_json(self, exc: ValueError, raw: str | bytes) -> ArgumentsError:
         text = str(exc)
         lowered = text.lower()
         for needle, phrase in _JITER_MESSAGES:
             if needle in lowered:
                 detail = text[text.find('"') : text.rfind('"') + 1] if '"' in text else ""
+                detail = clip(detail, 200)  # a repeated key may be a megabyte long
                 where = f" ({text[text.find(' at line') + 4 :]})" if " at line" in text else ""
                 if "{where}" not in phrase:
                     phrase += "{where}"
                 return ArgumentsError(
                     f"Arguments for '{self._tool}' {phrase.format(detail=detail, where=where)}."
                 )
-        return ArgumentsError(
-            f"Arguments for '{self._tool}' must be a JSON object (invalid JSON: {text})."
-        )
+        # Syntax errors in words for the model (toolcast._json_errors), cut-off text included.
+        return ArgumentsError(arguments_message(self._tool, raw, text))
 
     def parse(self, arguments: Arguments) -> Any:
         """Validate `arguments`; return the converted argument object or raise ArgumentsError."""
@@ -211,7 +356,7 @@ class Parser:
                     f"Arguments for '{self._tool}' contain NaN or Infinity, which JSON does not "
                     "allow; send a finite number or null."
                 ) from None
-            raise self._fail_json(exc) from None
+            raise self._fail_json(exc, raw) from None
         if not isinstance(parsed, dict):
             raise ArgumentsError(f"Arguments for '{self._tool}' must be a JSON object.")
         if self._check_depth and _too_deep(parsed, self._limits.max_depth):
@@ -219,32 +364,73 @@ class Parser:
             raise ArgumentsError(
                 f"Arguments for '{self._tool}' are nested deeper than {limit} levels."
             )
-        if self._guards:
-            raw = self._exact_decimals(raw, parsed)
+        if self._decimals or self._integers:
+            raw = self._exact_numbers(raw, parsed)
+        validator = self._validator
+        partial = self._bounded is not None and len(raw) > _FULL_REPORT_BYTES
+        if partial:
+            validator = self._bounded_validator()
         try:
-            return self._validator.validate_json(raw)
+            return validator.validate_json(raw)
         except ValidationError as exc:
-            raise ArgumentsError(
-                format_validation_errors(self._tool, exc.errors(include_url=False), self._schema)
-            ) from None
+            raise ArgumentsError(self._describe(exc, parsed, partial=partial)) from None
 
-    def _exact_decimals(self, raw: str | bytes, parsed: Any) -> bytes:
-        """Refuse strings where a Decimal goes; give the validator each one's exact digits.
+    def _bounded_validator(self) -> SchemaValidator:
+        bounded = self._bounded
+        if not isinstance(bounded, SchemaValidator):
+            assert bounded is not None
+            bounded = self._bounded = bounded()
+        return bounded
 
-        pydantic-core reads JSON numbers through a float, which drops digits.
+    def _describe(self, exc: ValidationError, parsed: Any, *, partial: bool) -> str:
+        """The model's message for `exc`, reading at most `_MAX_ERRORS_READ` errors."""
+        count = exc.error_count()
+        if count <= _MAX_ERRORS_READ:
+            errors = exc.errors(include_url=False)
+            return format_validation_errors(self._tool, errors, self._schema, partial=partial)
+        # Thousands of errors only come from unknown keys (containers stop at their
+        # first error): validate a copy with most unknown keys cut to find a few.
+        if self._known is None:
+            self._known = _property_names(self._schema, set())
+        validator = self._bounded_validator() if self._bounded is not None else self._validator
+        try:
+            validator.validate_json(to_json(_trimmed(parsed, self._known)))
+        except ValidationError as small:
+            if small.error_count() <= _MAX_ERRORS_READ:
+                errors = small.errors(include_url=False)
+                return format_validation_errors(
+                    self._tool, errors, self._schema, total=count, partial=partial
+                )
+        except ArgumentsError as small:
+            return small.message
+        return f"Invalid arguments for '{self._tool}' ({count} problems, mostly unknown keys)."
+
+    def _exact_numbers(self, raw: str | bytes, parsed: Any) -> str | bytes:
+        """Give the validator the exact digits of numbers where a Decimal or int goes.
+
+        pydantic-core reads JSON numbers written with a fraction or exponent through a
+        float, which drops digits; a Decimal that must be a number refuses strings here.
         """
-        for guard in self._guards:
+        for guard in self._no_text:
             where = _strings_at(parsed, guard)
             if where is not None:
-                raise ArgumentsError(
-                    f"Argument '{where.lstrip('.')}' must be a number, not a string."
-                )
+                where = clip(where.lstrip("."), 200)
+                raise ArgumentsError(f"Argument '{where}' must be a number, not a string.")
+        # Most integer arguments are plain digits, which are exact already.
+        floats = isinstance(raw, str) and _FLOAT_TEXT.search(raw) is not None
+        floats |= isinstance(raw, bytes) and _FLOAT_BYTES.search(raw) is not None
+        integers = floats and any(_floats_at(parsed, guard) for guard in self._integers)
+        if not self._decimals and not integers:
+            return raw
         exact = jiter.from_json(
             raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw,
             float_mode="decimal",
         )
-        for guard in self._guards:
-            parsed = _digits_at(parsed, exact, guard)
+        for guard in self._decimals:
+            parsed = _exact_at(parsed, exact, guard, _as_digits)
+        if integers:
+            for guard in self._integers:
+                parsed = _exact_at(parsed, exact, guard, _as_integer)
         return to_json(parsed)
 
     def _too_large(self, size: int) -> ArgumentsError:

@@ -19,19 +19,27 @@ MAX_LISTED = 20
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 _GOT_LIMIT = 60
+_KEY_LIMIT = 60
+"""Longest key echoed in a path: keys come from the model and may be a megabyte long."""
+_PATH_LIMIT = 200
+_NAMES_LISTED = 30
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def format_path(loc: Sequence[str | int]) -> str:
-    """`("items", 2, "qty")` -> `items[2].qty`."""
+    """`("items", 2, "qty")` -> `items[2].qty`; long keys and paths are shortened."""
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif _IDENT.match(part):
+        elif _IDENT.match(part) and len(part) <= _KEY_LIMIT:
             out += f".{part}" if out else part
         else:
-            out += f"[{to_json(part).decode()}]"
-    return out
+            out += f"[{_clip(to_json(part).decode(), _KEY_LIMIT)}]"
+    return _clip(out, _PATH_LIMIT)
 
 
 def describe_value(value: Any) -> str:
@@ -133,9 +141,23 @@ def _accepted_names(schema: dict[str, Any], loc: Sequence[str | int]) -> list[st
 
 
 def format_validation_errors(
-    tool: str, errors: Sequence[ErrorDetails], schema: dict[str, Any] | None = None
+    tool: str,
+    errors: Sequence[ErrorDetails],
+    schema: dict[str, Any] | None = None,
+    *,
+    total: int | None = None,
+    partial: bool = False,
 ) -> str:
-    """Every problem as a sentence; one problem is a single line."""
+    """Every problem as a sentence; one problem is a single line.
+
+    Args:
+        tool: The tool's name.
+        errors: pydantic-core's errors (the first `MAX_LISTED` are listed).
+        schema: The input schema, to name the accepted properties.
+        total: How many problems there are, when `errors` holds only some of them.
+        partial: Arrays and objects of values were checked up to their first bad item.
+    """
+    count = len(errors) if total is None else max(total, len(errors))
     lines = []
     for err in errors[:MAX_LISTED]:
         loc = err["loc"]
@@ -144,6 +166,8 @@ def format_validation_errors(
             continue
         if err["type"] == "extra_forbidden":
             names = _accepted_names(schema or {}, loc[:-1])
+            if len(names) > _NAMES_LISTED:
+                names = [*names[:_NAMES_LISTED], f"and {len(names) - _NAMES_LISTED} more"]
             known = f" (known: {', '.join(names)})" if names else ""
             lines.append(f"Argument '{format_path(loc)}' is not accepted by '{tool}'{known}.")
             continue
@@ -152,9 +176,13 @@ def format_validation_errors(
             continue
         got = describe_value(err.get("input"))
         lines.append(f"Argument '{format_path(loc)}' {_sentence(err)} (got {got}).")
-    if len(errors) > MAX_LISTED:
-        lines.append(f"... and {len(errors) - MAX_LISTED} more problems.")
+    if count > len(lines):
+        lines.append(f"... and {count - len(lines)} more problems.")
+    # Large input is checked with containers stopping at their first bad item.
+    in_array = any(isinstance(part, int) for err in errors[:MAX_LISTED] for part in err["loc"])
+    note = "Each array was checked up to its first bad item." if partial and in_array else ""
     if len(lines) == 1:
-        return lines[0]
-    header = f"Invalid arguments for '{tool}' ({len(errors)} problems):"
-    return "\n".join([header, *(f"- {line}" for line in lines)])
+        return f"{lines[0]} {note}".rstrip()
+    header = f"Invalid arguments for '{tool}' ({count} problems):"
+    text = "\n".join([header, *(f"- {line}" for line in lines)])
+    return f"{text}\n{note}" if note else text

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal, TypeAlias
 
 from toolcast._content import ContentPart, JsonPart, TextPart
 
-__all__ = ("ErrorKind", "ToolFailure", "ToolOutcome")
+__all__ = ("ErrorKind", "ToolFailure", "ToolOutcome", "refused_call")
 
 ErrorKind: TypeAlias = Literal[
     "invalid_arguments",
@@ -135,3 +136,16 @@ def succeeded(
     s[7](outcome, None)
     s[8](outcome, None)
     return outcome
+
+
+def refused_call(call_id: str, name: str, provider_data: Mapping[str, Any]) -> ToolOutcome | None:
+    """The error outcome for a call its provider parser marked as unusable, else None.
+
+    `parse_calls` marks a call it could not read whole (no tool name, a Hermes
+    block that is not a call) with `provider_data["error"]`, a message for the
+    model; invoking answers such a call with it instead of running anything.
+    """
+    problem = provider_data.get("error")
+    if not isinstance(problem, str) or not problem:
+        return None
+    return ToolOutcome.failure("invalid_arguments", problem, tool_name=name, call_id=call_id)

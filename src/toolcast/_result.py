@@ -110,7 +110,11 @@ def outcome_of(
         )
     name = spec.name
     if value is None:
-        return ToolOutcome(call_id=call_id, tool_name=name, value=None)
+        if spec.output_schema is None:  # `-> None`, or no annotation: nothing to say
+            return ToolOutcome(call_id=call_id, tool_name=name, value=None)
+        # A `T | None` tool that returned None answered "null", as the contract
+        # says; an empty result would read as "nothing happened" to the model.
+        return succeeded(call_id, name, (JsonPart("null"),), "null", None, None)
     if isinstance(value, str):
         return succeeded(call_id, name, (TextPart(value),), value, value)
     if isinstance(value, _PARTS) or _is_parts(value):

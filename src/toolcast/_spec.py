@@ -8,7 +8,7 @@ from typing import Any, TypeAlias
 
 from toolcast._json import JsonSchema
 
-__all__ = ("Arguments", "ToolCall", "ToolSpec")
+__all__ = ("Arguments", "ToolCall", "ToolSpec", "unpack_call")
 
 Arguments: TypeAlias = str | bytes | bytearray | Mapping[str, Any]
 """Tool arguments as a model sends them: JSON text, bytes, or a parsed object."""
@@ -75,3 +75,30 @@ class ToolCall:
     """Raw arguments: JSON text as sent, or the object a target already parsed."""
     provider_data: Mapping[str, Any] = field(default_factory=dict)
     """Target-specific data that must survive the round trip (Gemini thought signatures)."""
+
+
+def unpack_call(
+    arguments: Any, call_id: str | None, null_means_default: bool | None
+) -> tuple[Arguments, str | None, bool]:
+    """The arguments, call id and null handling of an invoke, from a `ToolCall` or arguments.
+
+    Keyword values win over what the call carries; a `ToolCall` parsed from a
+    strict projection carries `provider_data["null_means_default"]`.
+
+    Raises:
+        TypeError: `arguments` is neither a ToolCall nor arguments (a host mistake).
+    """
+    if isinstance(arguments, ToolCall):
+        if call_id is None:
+            call_id = arguments.id
+        if null_means_default is None:
+            null_means_default = bool(arguments.provider_data.get("null_means_default"))
+        # What the model sent goes to the parser as it is: a bad value is its result.
+        return arguments.arguments, call_id, null_means_default
+    if not isinstance(arguments, (str, bytes, bytearray, Mapping)):
+        msg = (
+            "invoke takes a ToolCall, or the arguments alone (JSON text, bytes or a "
+            f"mapping); got {type(arguments).__name__}."
+        )
+        raise TypeError(msg)
+    return arguments, call_id, bool(null_means_default)

@@ -17,7 +17,7 @@ from typing import Any, TypeAlias
 
 from pydantic_core import CoreConfig, SchemaValidator
 
-from toolcast._arguments import ArgumentsError, Limits, Parser
+from toolcast._arguments import ArgumentsError, Limits, Parser, fail_fast
 from toolcast._content import TextPart
 from toolcast._context import ToolContext
 from toolcast._define._decorator import ToolOptions, options_of
@@ -27,8 +27,19 @@ from toolcast._frozen import freeze
 from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome
 from toolcast._result import SCHEMA_DIALECT, outcome_of
-from toolcast._spec import Arguments, ToolCall, ToolSpec
-from toolcast.errors import ToolError
+from toolcast._spec import Arguments, ToolCall, ToolSpec, unpack_call
+from toolcast.aliases._apply import (
+    AliasPlans,
+    alias_outcome,
+    drive,
+    drive_sync,
+    plans_of,
+    resolve_arguments,
+    restored,
+)
+from toolcast.aliases._declare import has_marks, model_facing, strip_marks
+from toolcast.aliases._session import AliasSession
+from toolcast.errors import DefinitionProblem, ToolDefinitionError, ToolError
 
 __all__ = ("TargetResolver", "Tool")
 
@@ -64,6 +75,7 @@ class Tool:
     """
 
     __slots__ = (
+        "_alias_plans",
         "_analysis",
         "_call",
         "_envelope",
@@ -100,6 +112,7 @@ class Tool:
         self._parser: Parser | Callable[[], Parser] | None = parser
         self._lenient: Parser | None = None
         self._options: ToolOptions | None = None
+        self._alias_plans: AliasPlans | None = None
         self._call = self._plain_call()
         envelope = None
         if spec.envelope:
@@ -168,15 +181,25 @@ class Tool:
         """
         from toolcast._define._jsonschema import compile_schema
 
-        compiled = compile_schema(name, input_schema)
+        # `x-toolcast-alias` marks: the model sees `link-1`, the validator the UUID.
+        marked = has_marks(input_schema) or has_marks(output_schema)
+        compiled = compile_schema(name, strip_marks(input_schema) if marked else input_schema)
         options = ToolOptions().merged(metadata)
         is_async = inspect.iscoroutinefunction(handler)
         takes_context = len(inspect.signature(handler).parameters) >= 2
+        shown_input, shown_output = dict(input_schema), output_schema
+        if marked:
+            problems: list[DefinitionProblem] = []
+            shown_input = model_facing(input_schema, problems)
+            if output_schema is not None:
+                shown_output = model_facing(output_schema, problems)
+            if problems:
+                raise ToolDefinitionError(name, problems)
         spec = _spec(
             name,
             description,
-            dict(input_schema),
-            dict(output_schema) if output_schema is not None else None,
+            shown_input,
+            dict(shown_output) if shown_output is not None else None,
             options,
             is_async=is_async,
         )
@@ -192,6 +215,7 @@ class Tool:
             )
 
         tool = cls(spec, handler, parser=make_parser, limits=limits)
+        tool._options = options
         if takes_context:
             tool._call = lambda args, ctx: handler(args, ctx)
         else:
@@ -222,7 +246,8 @@ class Tool:
         config = CoreConfig(val_json_bytes="base64")
         if analysis.needs_python_regex:
             config["regex_engine"] = "python-re"
-        validator = SchemaValidator(analysis.node.core, config)
+        core = analysis.node.core
+        validator = SchemaValidator(core, config)
         return Parser(
             self.spec.name,
             validator,
@@ -230,6 +255,7 @@ class Tool:
             limits=self._limits,
             static_depth=analysis.node.depth,
             guards=analysis.node.guards,
+            bounded=lambda: SchemaValidator(fail_fast(core), config),
         )
 
     def _get_parser(self, lenient: bool) -> Parser:
@@ -316,26 +342,47 @@ class Tool:
 
     async def invoke(
         self,
-        arguments: Arguments,
+        arguments: Arguments | ToolCall,
         *,
         context: ToolContext | None = None,
         call_id: str | None = None,
-        null_means_default: bool = False,
+        null_means_default: bool | None = None,
+        aliases: AliasSession | None = None,
     ) -> ToolOutcome:
-        """Validate `arguments`, run the tool, and return the outcome.
+        """Validate the arguments, run the tool, and return the outcome (docs/invoking.md).
 
-        Never raises for the tool's own failures; cancellation of the caller propagates.
+        Never raises for the model's input or the tool's failures (host mistakes
+        raise TypeError); cancellation of the caller propagates.
 
         Args:
-            arguments: JSON text or bytes as the model sent them, or a parsed mapping.
+            arguments: A `ToolCall` (its id and provider options are used), or the
+                arguments alone: JSON text or bytes as sent, or a parsed mapping.
             context: Host state and a cancel signal for this call.
-            call_id: The model's call id, copied to the outcome.
-            null_means_default: Treat `null` for a parameter with a default as "use the
-                default" (for strict-mode projections, which make every parameter required).
+            call_id: The model's call id, copied to the outcome (default: the call's).
+            null_means_default: `null` for a parameter with a default means the default
+                (strict projections; default: what the call carries).
+            aliases: The conversation's `AliasSession` (docs/aliases.md).
         """
-        spec = self.spec
+        arguments, call_id, lenient = unpack_call(arguments, call_id, null_means_default)
         if call_id is None and context is not None:
             call_id = context.call_id
+        plans = self._plans(aliases)
+        if plans is None or aliases is None:
+            return await self._run(arguments, context, call_id, lenient)
+        got = await drive(self._resolving(plans, arguments, call_id), aliases)
+        if isinstance(got, ToolOutcome):
+            return got
+        outcome = restored(await self._run(got[0], context, call_id, lenient), got[1])
+        return await drive(self._aliasing(plans, outcome), aliases)  # type: ignore[no-any-return]
+
+    async def _run(
+        self,
+        arguments: Arguments,
+        context: ToolContext | None,
+        call_id: str | None,
+        null_means_default: bool,
+    ) -> ToolOutcome:
+        spec = self.spec
         prepared = self._prepare(arguments, context, call_id, null_means_default)
         if isinstance(prepared, ToolOutcome):
             return prepared
@@ -378,16 +425,18 @@ class Tool:
 
     def invoke_sync(
         self,
-        arguments: Arguments,
+        arguments: Arguments | ToolCall,
         *,
         context: ToolContext | None = None,
         call_id: str | None = None,
-        null_means_default: bool = False,
+        null_means_default: bool | None = None,
+        aliases: AliasSession | None = None,
     ) -> ToolOutcome:
-        """Like `invoke`, for synchronous hosts.
+        """Like `invoke`, for synchronous hosts (same arguments).
 
         Sync tools run inline (no timeout); async tools run in a fresh event loop,
-        which is refused inside a running loop.
+        which is refused inside a running loop. An alias session must keep its
+        aliases in memory (a Redis store is async only).
         """
         if self.spec.is_async:
             try:
@@ -399,6 +448,7 @@ class Tool:
                         context=context,
                         call_id=call_id,
                         null_means_default=null_means_default,
+                        aliases=aliases,
                     )
                 )
             msg = (
@@ -406,6 +456,25 @@ class Tool:
                 "inside an event loop."
             )
             raise RuntimeError(msg)
+        arguments, call_id, lenient = unpack_call(arguments, call_id, null_means_default)
+        if call_id is None and context is not None:
+            call_id = context.call_id
+        plans = self._plans(aliases)
+        if plans is None or aliases is None:
+            return self._run_sync(arguments, context, call_id, lenient)
+        got = drive_sync(self._resolving(plans, arguments, call_id), aliases)
+        if isinstance(got, ToolOutcome):
+            return got
+        outcome = restored(self._run_sync(got[0], context, call_id, lenient), got[1])
+        return drive_sync(self._aliasing(plans, outcome), aliases)  # type: ignore[no-any-return]
+
+    def _run_sync(
+        self,
+        arguments: Arguments,
+        context: ToolContext | None,
+        call_id: str | None,
+        null_means_default: bool,
+    ) -> ToolOutcome:
         if call_id is None and context is not None:
             call_id = context.call_id
         prepared = self._prepare(arguments, context, call_id, null_means_default)
@@ -417,6 +486,27 @@ class Tool:
         except Exception as exc:
             return self._failed(exc, call_id)
         return self._succeeded(value, call_id)
+
+    # -- one way to invoke, and aliases ----------------------------------------------
+
+    def _plans(self, aliases: AliasSession | None) -> AliasPlans | None:
+        """This tool's alias plans when a session is given and the tool marks ids."""
+        if aliases is None:
+            return None
+        if self._alias_plans is None:
+            resolve = (self._options or ToolOptions()).resolve_aliases
+            self._alias_plans = plans_of(self.spec, aliases, resolve=resolve)
+        return self._alias_plans if self._alias_plans.any else None
+
+    def _resolving(self, plans: AliasPlans, arguments: Arguments, call_id: str | None) -> Any:
+        max_bytes = self._limits.max_bytes
+        return resolve_arguments(
+            plans, arguments, tool=self.spec.name, call_id=call_id, max_bytes=max_bytes
+        )
+
+    def _aliasing(self, plans: AliasPlans, outcome: ToolOutcome) -> Any:
+        exact = self._analysis is not None and self._analysis.exact_output
+        return alias_outcome(outcome, plans, exact=exact)
 
     def _prepare(
         self,

@@ -5,6 +5,7 @@ ToolcastError
 ├─ ToolDefinitionError     a callable or schema cannot become a tool (developer's bug)
 ├─ CatalogError            catalog names collide or a lookup is impossible
 ├─ UnsupportedSchemaError  a schema cannot be expressed for one provider
+├─ ResponseFormatError     a provider response is not in the shape its wire format documents
 └─ ToolError               raised *by a tool* to send a deliberate message to the model
 ```
 
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 __all__ = (
     "CatalogError",
     "DefinitionProblem",
+    "ResponseFormatError",
     "ToolDefinitionError",
     "ToolError",
     "ToolcastError",
@@ -74,6 +76,29 @@ class CatalogError(ToolcastError, ValueError):
 
 class UnsupportedSchemaError(ToolcastError, ValueError):
     """A tool's schema cannot be expressed in one provider's dialect."""
+
+
+class ResponseFormatError(ToolcastError, ValueError):
+    """A provider response (or request) cannot be read as that provider's wire format.
+
+    Raised by every `parse_calls` instead of a raw `KeyError`/`IndexError`/...
+    One bad call inside a readable response is not an error: it becomes a
+    `ToolCall` that invoking answers with an error result.
+
+    Example:
+        >>> str(ResponseFormatError("OpenAI Chat", "choices", "is empty"))
+        'OpenAI Chat response: choices is empty'
+    """
+
+    def __init__(self, provider: str, path: str, problem: str, *, noun: str = "response") -> None:
+        self.provider = provider
+        """The wire format, e.g. `OpenAI Chat`."""
+        self.path = path
+        """Where in the response: `choices[0].message.tool_calls[1].id`, or `""`."""
+        self.problem = problem
+        """What is wrong there, e.g. `is missing`."""
+        where = f": {path} " if path else " "
+        super().__init__(f"{provider} {noun}{where}{problem}")
 
 
 class ToolError(ToolcastError):

@@ -22,7 +22,16 @@ from hypothesis import strategies as st
 from inline_snapshot import snapshot
 
 from corpus import corpus_tools
-from toolcast import ImagePart, TextPart, Tool, ToolCall, ToolOutcome, ToolResult
+from toolcast import (
+    Catalog,
+    ImagePart,
+    ResponseFormatError,
+    TextPart,
+    Tool,
+    ToolCall,
+    ToolOutcome,
+    ToolResult,
+)
 from toolcast.providers import hermes
 
 
@@ -185,11 +194,6 @@ def test_text_without_calls_is_all_content() -> None:
             id="python literal as in the Hermes prompt examples",
         ),
         pytest.param(
-            '<tool_call>\n{"name": "add", "parameters": {"a": 1}}\n</tool_call>',
-            {"a": 1},
-            id="parameters instead of arguments",
-        ),
-        pytest.param(
             '<tool_call>\n{"name": "add", "arguments": {"a": 1}}',
             {"a": 1},
             id="unterminated final block",
@@ -257,19 +261,25 @@ async def test_malformed_json_still_becomes_a_call_the_invoker_answers() -> None
     text = '<tool_call>\n{"name": "add", "arguments": {"a": 1, "b": 2,,}}\n</tool_call>'
     (call,) = hermes.parse_calls(text)
     assert call.name == "add"
-    assert call.arguments == '{"a": 1, "b": 2,,}'
-    assert call.provider_data["error"].startswith("The <tool_call> block is not valid JSON")
-    outcome = await Tool.from_function(add).invoke(call.arguments, call_id=call.id)
+    assert call.arguments == '{"name": "add", "arguments": {"a": 1, "b": 2,,}}'
+    assert call.provider_data["error"] == (
+        "The <tool_call> block is not valid JSON: an object key is not a double-quoted "
+        "string (or a comma comes before '}') (at character 46)."
+    )
+    outcome = await Catalog([add]).select().invoke(call)
     assert outcome.is_error
     assert outcome.error is not None
     assert outcome.error.kind == "invalid_arguments"
+    assert outcome.text == call.provider_data["error"]
 
 
-def test_a_block_without_a_name_keeps_its_text() -> None:
+def test_a_block_without_a_name_is_reported_not_run() -> None:
     (call,) = hermes.parse_calls('<tool_call>{"arguments": {"a": 1}}</tool_call>')
     assert call.name == ""
-    assert call.arguments == '{"a": 1}'
-    assert call.provider_data["error"] == 'The <tool_call> object has no "name" string.'
+    assert call.provider_data["error"] == (
+        'The <tool_call> object has no "name" string; '
+        'a call is {"name": "<tool>", "arguments": {...}}.'
+    )
 
 
 def test_non_object_arguments_are_passed_as_json_text() -> None:
@@ -290,7 +300,10 @@ def test_parse_calls_reads_a_message_dict_or_object() -> None:
 
     assert hermes.parse_calls({"role": "assistant", "content": text})[0].name == "add"
     assert hermes.parse_calls(Message())[0].name == "add"
-    with pytest.raises(TypeError, match="pass the text"):
+    assert hermes.parse_calls({"role": "assistant", "content": None}) == []
+    parts = {"content": [{"type": "text", "text": text}]}
+    assert hermes.parse_calls(parts)[0].name == "add"
+    with pytest.raises(ResponseFormatError, match="pass the text"):
         hermes.parse_calls(42)
 
 
@@ -421,3 +434,174 @@ def test_images_are_replaced_by_a_note() -> None:
     outcome = ToolOutcome(call_id="c", tool_name="plot", content=tuple(result.content), text="")
     turn = hermes.format_results([outcome], dialect="qwen")
     assert "chart:[image/png image of 4 bytes left out" in turn
+
+
+# -- text calls that are really calls (issue 17 item 4, issue 11 req. 10) ----------
+
+
+def test_prose_tags_are_text_not_calls() -> None:
+    for text in (
+        "Add a <tool_call>to the user's query",
+        "Wrap each call in <tool_call></tool_call> XML tags.",
+        "Use <tool_call> blocks, then </tool_call>.",
+    ):
+        parsed = hermes.parse_text(text)
+        assert parsed.calls == ()
+        assert parsed.text == text
+
+
+def test_surrounding_text_stays_intact_around_a_real_call() -> None:
+    text = (
+        'Add a <tool_call> tag. <tool_call>{"name": "add", "arguments": {"a": 1}}</tool_call> done'
+    )
+    parsed = hermes.parse_text(text)
+    assert [(c.name, c.arguments) for c in parsed.calls] == [("add", {"a": 1})]
+    assert parsed.text == "Add a <tool_call> tag.  done"
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        '{"type": "function", "function": {"name": "add", "parameters": {"type": "object"}}}',
+        '{"name": "add", "description": "Add two integers.", "parameters": {"type": "object"}}',
+        '{"name": "add", "parameters": {"a": 1, "b": 2}}',
+    ],
+    ids=["openai-shaped definition", "bare definition", "parameters is not arguments"],
+)
+def test_a_tool_definition_is_never_a_call(block: str) -> None:
+    (call,) = hermes.parse_calls(f"<tool_call>{block}</tool_call>")
+    outcome = Catalog([add]).select().invoke_sync(call)
+    assert outcome.is_error
+    assert "definition, not a call" in outcome.text
+    assert '"arguments"' in outcome.text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"name": "add", "arguments": {"a": 1, "b": 2}}, {"name": "weather", "arguments": {"city": "Oslo"}}',
+        '{"name": "add", "arguments": {"a": 1, "b": 2}}\n{"name": "weather", "arguments": {"city": "Oslo"}}',
+        '[{"name": "add", "arguments": {"a": 1, "b": 2}}, {"name": "weather", "arguments": {"city": "Oslo"}}]',
+    ],
+    ids=["comma-joined", "one per line", "a JSON list"],
+)
+def test_several_objects_in_one_block_are_several_calls(body: str) -> None:
+    calls = hermes.parse_calls(f"<tool_call>\n{body}\n</tool_call>")
+    assert [(c.id, c.name) for c in calls] == [("call_0", "add"), ("call_1", "weather")]
+    toolset = Catalog(_tools()).select()
+    assert [toolset.invoke_sync(c).text for c in calls] == ["3", '{"city":"Oslo","temp_c":21}']
+
+
+def test_a_block_that_is_not_a_call_is_reported_with_the_real_reason() -> None:
+    text = '<tool_call>{"name": "add", "arguments": {"a": "1}}</tool_call>'
+    (call,) = hermes.parse_calls(text)
+    outcome = Catalog([add]).select().invoke_sync(call)
+    assert outcome.text == (
+        "The <tool_call> block is not valid JSON: a string is not closed (at character 36)."
+    )
+    assert "Unknown tool" not in outcome.text
+
+
+def test_a_block_cut_off_at_the_end_asks_for_a_shorter_call() -> None:
+    (call,) = hermes.parse_calls('<tool_call>{"name": "add", "arguments": {"a": 1, "b": ')
+    assert call.provider_data["error"] == (
+        "The <tool_call> block was cut off (the JSON is not complete at the end); "
+        "send a shorter call."
+    )
+
+
+_QWEN_XML = """I will check.
+<tool_call>
+<function=weather>
+<parameter=city>
+Oslo
+</parameter>
+</function>
+</tool_call>
+<tool_call>
+<function=add>
+<parameter=a>
+2
+</parameter>
+<parameter=b>
+40
+</parameter>
+</function>
+</tool_call>"""
+
+
+def test_qwen_xml_calls_are_parsed_and_run() -> None:
+    parsed = hermes.parse_text(_QWEN_XML, tools=_tools())
+    assert parsed.text == "I will check."
+    assert [(c.name, c.arguments) for c in parsed.calls] == [
+        ("weather", {"city": "Oslo"}),
+        ("add", {"a": 2, "b": 40}),
+    ]
+    toolset = Catalog(_tools()).select()
+    assert [toolset.invoke_sync(c).text for c in parsed.calls] == [
+        '{"city":"Oslo","temp_c":21}',
+        "42",
+    ]
+
+
+def test_qwen_xml_values_follow_the_schema_when_tools_are_given() -> None:
+    def label(code: str, count: int, note: str | None = None) -> str:
+        """Label a parcel."""
+        return f"{code}x{count}"
+
+    text = (
+        "<tool_call><function=label><parameter=code>123</parameter>"
+        "<parameter=count>3</parameter><parameter=note>null</parameter></function></tool_call>"
+    )
+    (typed,) = hermes.parse_calls(text, tools=[Tool.from_function(label)])
+    assert typed.arguments == {"code": "123", "count": 3, "note": None}
+    (untyped,) = hermes.parse_calls(text)  # without a schema: JSON where it parses
+    assert untyped.arguments == {"code": 123, "count": 3, "note": None}
+
+
+def test_qwen_xml_that_is_not_a_call_is_reported() -> None:
+    text = "<tool_call><function=add><parameter=a>1</parameter><parameter=a>2</parameter></function></tool_call>"
+    (call,) = hermes.parse_calls(text)
+    assert call.name == "add"
+    assert call.provider_data["error"] == "The parameter 'a' is given twice in the call to 'add'."
+
+
+_HOSTILE = {
+    "tag after tag": "<tool_call>",
+    "open braces": "<tool_call>{",
+    "open strings": '<tool_call>{"a": "',
+    "open lists": "<tool_call>[",
+    "think and tags": "<think><tool_call>",
+    "qwen tags": "<tool_call><function=x><parameter=",
+    "valid calls": '<tool_call>{"name": "a", "arguments": {}}',
+    "python literals": "<tool_call>{'a': 1, ",
+    "spaced tags": "<tool_call> ",
+}
+
+
+@pytest.mark.parametrize("piece", list(_HOSTILE.values()), ids=list(_HOSTILE))
+def test_hermes_parsing_is_linear_on_a_megabyte_of_hostile_text(piece: str) -> None:
+    text = piece * ((1 << 20) // len(piece))
+    best = min(_timed(text) for _ in range(3))
+    assert best <= 0.2, f"{best:.3f} s for 1 MB"
+
+
+def test_one_huge_block_is_linear_too() -> None:
+    for text in ("<tool_call>" + "[" * (1 << 20), '<tool_call>{"name": "' + "a" * (1 << 20)):
+        assert min(_timed(text) for _ in range(3)) <= 0.2
+
+
+def test_more_calls_than_the_limit_are_refused_with_one_error() -> None:
+    from toolcast.providers._hermes_text import MAX_CALLS
+
+    calls = hermes.parse_calls('<tool_call>{"name": "add", "arguments": {}}</tool_call>' * 200)
+    assert len(calls) == MAX_CALLS + 1
+    assert "more than 128 tool calls" in calls[-1].provider_data["error"]
+
+
+def _timed(text: str) -> float:
+    import time
+
+    started = time.perf_counter()
+    hermes.parse_text(text)
+    return time.perf_counter() - started

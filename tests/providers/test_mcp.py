@@ -34,6 +34,7 @@ from mcp.types.methods import serialize_server_result
 
 from corpus import corpus_tools
 from toolcast import (
+    Catalog,
     ImagePart,
     TextPart,
     Tool,
@@ -42,7 +43,7 @@ from toolcast import (
     ToolResult,
     ToolSpec,
 )
-from toolcast.errors import CatalogError, UnsupportedSchemaError
+from toolcast.errors import CatalogError, ResponseFormatError, UnsupportedSchemaError
 from toolcast.providers import mcp
 
 STRUCTURED_VERSIONS = ("2025-06-18", "2025-11-25", "2026-07-28")
@@ -326,9 +327,29 @@ async def test_non_object_arguments_become_an_error_result_not_a_crash() -> None
     assert "must be a JSON object" in result["content"][0]["text"]
 
 
-def test_parse_calls_refuses_a_call_without_a_name() -> None:
-    with pytest.raises(ValueError, match="needs a tool name"):
-        mcp.parse_calls({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}})
+def test_parse_calls_answers_a_call_without_a_name_with_an_error_result() -> None:
+    (call,) = mcp.parse_calls({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}})
+    outcome = Catalog([add]).select().invoke_sync(call)
+    assert outcome.is_error
+    assert outcome.text == "The call has no tool name; send the name of one of the tools."
+    assert call.provider_data["error_path"] == "params.name"
+
+
+@pytest.mark.parametrize(
+    ("request_", "message"),
+    [
+        ("", "MCP request is not valid JSON (Expecting value: line 1 column 1 (char 0))"),
+        ("[1]", "MCP request: [0] is a number, not an object"),
+        ({"method": "tools/call", "params": "x"}, "MCP request: params is a string, not an object"),
+        ({"method": "tools/call", "id": [1], "params": {"name": "a"}}, "MCP request: id is not"),
+    ],
+)
+def test_parse_calls_raises_response_format_error_on_malformed_requests(
+    request_: Any, message: str
+) -> None:
+    with pytest.raises(ResponseFormatError) as caught:
+        mcp.parse_calls(request_)
+    assert str(caught.value).startswith(message)
 
 
 # -- CallToolResult --------------------------------------------------------------------
@@ -568,5 +589,9 @@ async def test_serve_stdio_works_with_the_official_client_over_a_subprocess() ->
     async with Client(params) as client:
         listed = await client.list_tools()
         result = await client.call_tool("add", {"a": 20, "b": 22})
+        version = client.protocol_version
     assert [t.name for t in listed.tools] == ["add"]
-    assert result.structured_content == 42
+    # The stdio transport serves sessions (the handshake era), where a scalar
+    # result is wrapped; see docs/mcp.md.
+    assert version == "2025-11-25"
+    assert result.structured_content == {"result": 42}

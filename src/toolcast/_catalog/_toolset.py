@@ -18,9 +18,10 @@ from types import MappingProxyType
 
 from toolcast._catalog._toolbox import Toolbox, ToolInfo, tool_info
 from toolcast._context import ToolContext
-from toolcast._outcome import ToolOutcome
+from toolcast._outcome import ToolOutcome, refused_call
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast._tool import Tool
+from toolcast.aliases._session import AliasSession
 from toolcast.errors import CatalogError
 
 
@@ -273,34 +274,63 @@ class ToolSet:
 
     # -- calling --------------------------------------------------------------------
 
-    async def invoke(self, call: ToolCall, *, context: ToolContext | None = None) -> ToolOutcome:
-        """Resolve `call.name` in this set and run it.
+    async def invoke(
+        self,
+        call: ToolCall,
+        *,
+        context: ToolContext | None = None,
+        call_id: str | None = None,
+        null_means_default: bool | None = None,
+        aliases: AliasSession | None = None,
+    ) -> ToolOutcome:
+        """Resolve `call.name` in this set and run it (the options of `Tool.invoke`).
 
         Never raises for the call's failures: an unknown name is an
         `unknown_tool` result. Calls parsed from a strict projection carry
         `provider_data["null_means_default"]`, which is honoured.
+
+        Raises:
+            TypeError: `call` is not a `ToolCall` (a host mistake).
         """
+        _check_call(call)
+        refused = refused_call(call.id, call.name, call.provider_data)
+        if refused is not None:  # the provider parser could not read the call whole
+            return refused
         tool = self.get(call.name)
         if tool is None:
             return self.unknown_tool(call.name, call_id=call.id)
         outcome = await tool.invoke(
-            call.arguments,
+            call,
             context=context,
-            call_id=call.id,
-            null_means_default=_null_means_default(call),
+            call_id=call_id,
+            null_means_default=null_means_default,
+            aliases=aliases,
         )
         return _as_called(outcome, call)
 
-    def invoke_sync(self, call: ToolCall, *, context: ToolContext | None = None) -> ToolOutcome:
+    def invoke_sync(
+        self,
+        call: ToolCall,
+        *,
+        context: ToolContext | None = None,
+        call_id: str | None = None,
+        null_means_default: bool | None = None,
+        aliases: AliasSession | None = None,
+    ) -> ToolOutcome:
         """`invoke` for synchronous hosts."""
+        _check_call(call)
+        refused = refused_call(call.id, call.name, call.provider_data)
+        if refused is not None:
+            return refused
         tool = self.get(call.name)
         if tool is None:
             return self.unknown_tool(call.name, call_id=call.id)
         outcome = tool.invoke_sync(
-            call.arguments,
+            call,
             context=context,
-            call_id=call.id,
-            null_means_default=_null_means_default(call),
+            call_id=call_id,
+            null_means_default=null_means_default,
+            aliases=aliases,
         )
         return _as_called(outcome, call)
 
@@ -348,5 +378,11 @@ def _as_called(outcome: ToolOutcome, call: ToolCall) -> ToolOutcome:
     return replace(outcome, tool_name=call.name)
 
 
-def _null_means_default(call: ToolCall) -> bool:
-    return bool(call.provider_data.get("null_means_default", False))
+def _check_call(call: object) -> None:
+    if not isinstance(call, ToolCall):
+        msg = (
+            f"ToolSet.invoke takes a ToolCall (from a provider's parse_calls, or "
+            f"ToolCall(id, name, arguments)), got {type(call).__name__}; to run bare "
+            "arguments, use tools.resolve(name).invoke(arguments)."
+        )
+        raise TypeError(msg)

@@ -49,6 +49,7 @@ examples:
   toolcast call toolcast.examples.places find_places '{"query": "Paris"}'
   toolcast lock myapp.tools -o tools.lock.json
   toolcast check myapp.tools tools.lock.json
+  toolcast serve myapp.tools --http --port 8765
 
 exit codes: 0 ok, 1 a tool or schema error, 2 a usage error.
 """
@@ -486,6 +487,10 @@ def _parser() -> argparse.ArgumentParser:
         "-r", "--recursive", action="store_true", help="scan a package's submodules too"
     )
 
+    from toolcast._cli._serve import add_parser as add_serve
+
+    add_serve(commands, _TARGET_HELP)
+
     for name, text in _DELEGATED.items():
         commands.add_parser(name, help=text, add_help=False)
     commands.add_parser(
@@ -501,10 +506,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _serve(args: argparse.Namespace, out: TextIO) -> int:
+    from toolcast._cli._serve import run
+
+    # The loader and the usage error are handed in: `_serve` must not import this module.
+    return run(args, load_source, _Usage)
+
+
 _COMMANDS: Mapping[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "inspect": _inspect,
     "call": _call,
     "demo": _demo,
+    "serve": _serve,
 }
 
 

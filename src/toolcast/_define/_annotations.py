@@ -19,6 +19,7 @@ from typing import Any
 import typing_extensions
 
 from toolcast._context import Injected
+from toolcast.aliases._declare import Alias
 
 __all__ = ("MISSING", "Meta", "json_default", "split_annotated")
 
@@ -42,6 +43,12 @@ class Meta:
     default: Any = MISSING
     default_factory: Callable[[], Any] | None = None
     alias: str | None = None
+    id_alias: list[str] = field(default_factory=list)
+    """`Alias(prefix)` prefixes on this type (more than one is a definition problem)."""
+
+    def for_type(self) -> Meta:
+        """What still applies to the type once a field took its own parts."""
+        return Meta(constraints=dict(self.constraints), id_alias=list(self.id_alias))
 
 
 _CONSTRAINT_ATTRS = (
@@ -58,6 +65,8 @@ def absorb(meta: Meta, item: Any) -> None:
         meta.description = item
     elif isinstance(item, Injected):
         meta.injected = item
+    elif isinstance(item, Alias):
+        meta.id_alias.append(item.prefix)
     elif isinstance(item, typing_extensions.Doc):
         meta.description = item.documentation
     elif _is_field_info(item):

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import decimal
 import re
-import typing
 from typing import Any, Protocol
 
 from pydantic_core import core_schema as cs
 
 from toolcast._define._annotations import plain_number
-from toolcast._define._formats import INT_BASE
+from toolcast._define._formats import INT_BASE, timed_pattern
 from toolcast._define._node import KEY_ORDER, Node, ordered
 
 
@@ -82,23 +81,29 @@ def constrain(
                 json["minLength"] = lengths["min_length"]
             if lengths.get("max_length") is not None:
                 json["maxLength"] = lengths["max_length"]
-            engine: typing.Literal["python-re"] | None = None
+            timed = None
             if pattern is not None:
                 pattern = pattern if isinstance(pattern, str) else pattern.pattern
                 json["pattern"] = pattern
                 if regex_needs_python(pattern):
-                    # Look-around and back-references: only Python's engine has them.
+                    # Look-around and back-references need a back-tracking engine:
+                    # `regex`, with a time bound per value.
                     try:
                         re.compile(pattern)
-                    except re.error as exc:
+                        timed = timed_pattern(pattern)
+                    except Exception as exc:  # re.error, regex.error
                         return builder.problem(
                             "invalid-pattern",
                             path,
                             f"pattern {pattern!r} is not a regular expression ({exc}).",
                         )
-                    engine = "python-re"
                     builder.needs_python_regex = True
-            core = cs.str_schema(strict=True, pattern=pattern, regex_engine=engine, **lengths)
+            if timed is None:
+                core = cs.str_schema(strict=True, pattern=pattern, **lengths)
+            else:
+                core = cs.no_info_after_validator_function(
+                    timed, cs.str_schema(strict=True, **lengths)
+                )
             if tp is not str:
                 # Path, an enum or a Literal: check the text, then still convert.
                 core = cs.chain_schema([core, node.core])

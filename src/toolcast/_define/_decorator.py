@@ -50,6 +50,8 @@ class ToolOptions:
     envelope: bool = False
     register: bool = True
     """False keeps the tool out of module discovery (it can still be added by hand)."""
+    resolve_aliases: bool = True
+    """False: aliased ids reach the code as the aliases (display-only tools)."""
     params: Mapping[str, Param] = field(default_factory=dict)
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -107,6 +109,7 @@ def tool(
     strict: bool = True,
     envelope: bool = False,
     register: bool = True,
+    resolve_aliases: bool = True,
     params: Mapping[str, Param | str] | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> Callable[[F], F]: ...

@@ -4,9 +4,12 @@ pydantic-core reads these more loosely than the schema says (its date parsers ta
 spaces, unix timestamps and missing offsets; its base64 takes URL-safe and unpadded
 text; its strict int refuses `1.0`), so the validators here accept exactly the
 language the advertised schema describes: `INT_BASE` for `integer`, and parsers for
-RFC 3339 `date`, `time` and `date-time`, ISO 8601 `duration` (`DURATION_PATTERN`),
-`uuid` and base64 `contentEncoding`. `string_format` pairs a format with its parser
-as a `Node`.
+RFC 3339 `date`, `time` and `date-time` (offsets range-checked: `+00:99` is refused),
+their offset-optional forms for plain `datetime`/`time` parameters
+(`LOCAL_DATETIME_PATTERN`, `LOCAL_TIME_PATTERN`), RFC 3339 appendix A `duration`
+(`DURATION_PATTERN`), numeric strings for `Decimal` (`NUMBER_TEXT_PATTERN`), `uuid`
+and base64 `contentEncoding`. `string_format` pairs a format with its parser as a
+`Node`.
 """
 
 from __future__ import annotations
@@ -25,7 +28,17 @@ from pydantic_core import core_schema as cs
 
 from toolcast._define._node import Node
 
-__all__ = ("DURATION_PATTERN",)
+__all__ = (
+    "DURATION_PATTERN",
+    "LOCAL_DATETIME_PATTERN",
+    "LOCAL_TIME_PATTERN",
+    "NUMBER_TEXT_PATTERN",
+    "PATTERN_TIMEOUT",
+    "decimal_value",
+    "parse_local_datetime",
+    "parse_local_time",
+    "timed_pattern",
+)
 
 
 def _integral(value: float) -> int:
@@ -55,38 +68,71 @@ INT_BASE = cs.union_schema(
 
 # [0-9], not \d: Python's \d also matches non-ASCII digits, ECMA-262's does not.
 _DATE = r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
-_TIME = r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?([Zz]|[+-][0-9]{2}:[0-9]{2})"
+_CLOCK_GROUPS = r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?"
+_OFFSET_GROUP = r"([Zz]|[+-][0-9]{2}:[0-9]{2})"
+_TIME = _CLOCK_GROUPS + _OFFSET_GROUP
 _DATE_RE = re.compile(rf"{_DATE}\Z")
 _TIME_RE = re.compile(rf"{_TIME}\Z")
 _DATETIME_RE = re.compile(rf"{_DATE}[Tt]{_TIME}\Z")
+_NAIVE_TIME_RE = re.compile(rf"{_CLOCK_GROUPS}{_OFFSET_GROUP}?\Z")
+_NAIVE_DATETIME_RE = re.compile(rf"{_DATE}[Tt]{_CLOCK_GROUPS}{_OFFSET_GROUP}?\Z")
 _UUID_RE = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\Z")
-DURATION_PATTERN = (
-    r"^P(?:[0-9]+W|[0-9]+D(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?)?|"
-    r"T(?:[0-9]+H(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?|[0-9]+M(?:[0-9]+(?:\.[0-9]+)?S)?"
-    r"|[0-9]+(?:\.[0-9]+)?S))$"
-)
+# RFC 3339 appendix A (what `format: duration` refers to) without years and months,
+# which a timedelta cannot hold: dur-week, or dur-day [dur-time], or dur-time, where
+# dur-time is "T" (H [M [S]] / M [S] / S). The grammar has no fractions.
+_DUR_TIME = r"T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)"
+DURATION_PATTERN = rf"^P(?:[0-9]+W|[0-9]+D(?:{_DUR_TIME})?|{_DUR_TIME})$"
 _DURATION_RE = re.compile(DURATION_PATTERN)
-_DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)([WDHMS])")
+_DURATION_PART = re.compile(r"([0-9]+)([WDHMS])")
+
+# Offset-optional date-times and times, as models often send them, written so the
+# pattern accepts exactly what `datetime`/`time` can hold: years 0001-9999, the days
+# of each month with the Gregorian leap rule, hours 00-23, no leap second.
+_YEAR = r"(?:[0-9]{3}[1-9]|[0-9]{2}[1-9]0|[0-9][1-9]00|[1-9]000)"
+_LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
+_CALENDAR_DATE = (
+    rf"(?:{_YEAR}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))"
+    rf"|{_LEAP_YEAR}-02-29)"
+)
+_CLOCK = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?"
+_OFFSET = r"(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
+LOCAL_DATETIME_PATTERN = rf"^{_CALENDAR_DATE}[Tt]{_CLOCK}$"
+"""A date-time without an offset (the other branch of a plain `datetime`'s anyOf)."""
+LOCAL_TIME_PATTERN = rf"^{_CLOCK}$"
+"""A time without an offset (the other branch of a plain `time`'s anyOf)."""
+_LOCAL_DATETIME_RE = re.compile(rf"^{_CALENDAR_DATE}[Tt]{_CLOCK}{_OFFSET}?$")
+_LOCAL_TIME_RE = re.compile(rf"^{_CLOCK}{_OFFSET}?$")
+
+NUMBER_TEXT_PATTERN = r"^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$"
+"""A JSON number written as a string: what an unconstrained `Decimal` also accepts."""
+_NUMBER_TEXT_RE = re.compile(NUMBER_TEXT_PATTERN)
 
 
 def _format_error(kind: str, example: str) -> PydanticCustomError:
     return PydanticCustomError("format", f"must be {kind} (e.g. {example})")
 
 
-def _tz(text: str) -> dt.tzinfo:
+def _tz(text: str | None) -> dt.tzinfo | None:
+    if text is None:
+        return None
     if text in ("Z", "z"):
         return dt.timezone.utc
     sign = 1 if text[0] == "+" else -1
-    delta = dt.timedelta(hours=int(text[1:3]), minutes=int(text[4:6]))
-    return dt.timezone(sign * delta)
+    hours, minutes = int(text[1:3]), int(text[4:6])
+    # RFC 3339 time-numoffset: hours 00-23, minutes 00-59 (timedelta alone would
+    # turn +00:99 into +01:39).
+    if hours > 23 or minutes > 59:
+        raise ValueError(text)
+    return dt.timezone(sign * dt.timedelta(hours=hours, minutes=minutes))
 
 
 def _micro(frac: str | None) -> int:
     return int((frac or "0")[:6].ljust(6, "0"))
 
 
-def parse_datetime(value: str) -> dt.datetime:
-    m = _DATETIME_RE.match(value)
+def parse_datetime(value: str, *, optional_offset: bool = False) -> dt.datetime:
+    m = (_NAIVE_DATETIME_RE if optional_offset else _DATETIME_RE).match(value)
     try:
         if m is None:
             raise ValueError
@@ -94,6 +140,40 @@ def parse_datetime(value: str) -> dt.datetime:
         return dt.datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), _micro(frac), _tz(tz))
     except ValueError:
         raise _format_error("an RFC 3339 date-time", "2024-05-01T09:30:00Z") from None
+
+
+def parse_local_datetime(value: str) -> dt.datetime:
+    """A date-time whose offset may be left out; without one it arrives naive."""
+    if _LOCAL_DATETIME_RE.match(value) is None:
+        raise _format_error("an RFC 3339 date-time, offset optional", "2024-05-01T09:30:00")
+    return parse_datetime(value.rstrip("\n"), optional_offset=True)
+
+
+def parse_local_time(value: str) -> dt.time:
+    """A time whose offset may be left out; without one it arrives naive."""
+    if _LOCAL_TIME_RE.match(value) is None:
+        raise _format_error("a time, offset optional", "09:30:00")
+    return parse_time(value.rstrip("\n"), optional_offset=True)
+
+
+def parse_number_text(value: str) -> decimal.Decimal:
+    """A JSON number written as text, exactly (`"19.99"` -> `Decimal("19.99")`)."""
+    if _NUMBER_TEXT_RE.match(value) is None:
+        raise _format_error("a number or a numeric string", "19.99")
+    try:
+        return decimal.Decimal(value)
+    except decimal.InvalidOperation:  # an exponent beyond Decimal's range
+        raise PydanticCustomError("format", "must be a number of a smaller magnitude") from None
+
+
+def decimal_value(value: Any) -> decimal.Decimal:
+    """A JSON number, or a numeric string, as an exact Decimal."""
+    if isinstance(value, str):
+        return parse_number_text(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise PydanticCustomError("number_or_text", "must be a number or a numeric string")
+    # A float only arrives where the exact-digit guard does not reach (wide unions).
+    return decimal.Decimal(value if isinstance(value, int) else repr(value))
 
 
 def parse_date(value: str) -> dt.date:
@@ -106,8 +186,8 @@ def parse_date(value: str) -> dt.date:
         raise _format_error("a date", "2024-05-01") from None
 
 
-def parse_time(value: str) -> dt.time:
-    m = _TIME_RE.match(value)
+def parse_time(value: str, *, optional_offset: bool = False) -> dt.time:
+    m = (_NAIVE_TIME_RE if optional_offset else _TIME_RE).match(value)
     try:
         if m is None:
             raise ValueError
@@ -124,11 +204,10 @@ _TIME_UNITS = {"H": 3600, "M": 60, "S": 1}
 def parse_duration(value: str) -> dt.timedelta:
     if not _DURATION_RE.match(value):
         raise _format_error(
-            "an ISO 8601 duration in weeks, days, hours, minutes, seconds", "P1DT2H"
+            "an RFC 3339 duration in weeks, days, hours, minutes and whole seconds", "P1DT2H"
         )
     date_part, _, time_part = value[1:].partition("T")
-    # Exact decimal arithmetic (floats lose microseconds on long durations);
-    # digits beyond microseconds are dropped, as for date-time fractions.
+    # Exact arithmetic: floats would lose microseconds on long durations.
     seconds = sum(
         (decimal.Decimal(n) * _DATE_UNITS[u] for n, u in _DURATION_PART.findall(date_part)),
         decimal.Decimal(0),
@@ -157,6 +236,43 @@ def parse_base64(value: str) -> bytes:
         return base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
         raise PydanticCustomError("format", "must be base64-encoded (RFC 4648)") from None
+
+
+PATTERN_TIMEOUT = 0.1
+"""Seconds a back-tracking pattern may spend on one value before it is refused."""
+
+
+def timed_pattern(pattern: str) -> Callable[[str], str]:
+    """A check of `pattern` (look-around, back-references) that stops after a time bound.
+
+    Such patterns need a back-tracking engine, whose time can grow exponentially with
+    the text (`^(?=a)(a|a)*$` takes seconds on 30 characters in Python's `re`); the
+    `regex` engine takes a timeout, so a model cannot stall the host.
+
+    Raises:
+        regex.error: `pattern` is not a regular expression.
+    """
+    import regex
+
+    compiled = regex.compile(pattern)
+
+    def check(value: str) -> str:
+        try:
+            found = compiled.search(value, timeout=PATTERN_TIMEOUT)
+        except TimeoutError:
+            raise PydanticCustomError(
+                "pattern_timeout",
+                "could not be checked against the pattern {pattern} in time; "
+                "send a shorter or simpler value",
+                {"pattern": pattern},
+            ) from None
+        if found is None:
+            raise PydanticCustomError(
+                "string_pattern_mismatch", "must match the pattern {pattern}", {"pattern": pattern}
+            )
+        return value
+
+    return check
 
 
 def string_format(fmt: str, parse: Callable[[str], Any], **extra: Any) -> Node:

@@ -198,7 +198,7 @@ def analyse(
     context_param: str | None = None
     injected: list[tuple[str, str, Any]] = []
     field_defaults: list[tuple[str, Any]] = []
-    overrides: Mapping[str, Param] = options.params
+    overrides, unmatched = _match_overrides(options.params, [p.name for p in params])
     seen_keys: dict[str, str] = {}
 
     for param in params:
@@ -273,7 +273,7 @@ def analyse(
         seen_keys[key] = param.name
         required = default is param.empty and meta.default_factory is None
         param_doc = override.description or meta.description or doc.params.get(param.name)
-        meta_for_type = type(meta)(constraints=dict(meta.constraints))
+        meta_for_type = meta.for_type()
         fields.append(
             FieldDef(
                 key,
@@ -288,8 +288,7 @@ def analyse(
         if param.kind is param.POSITIONAL_ONLY:
             positional.append((param.name, MISSING if default is param.empty else default))
 
-    unknown = sorted(set(overrides) - {p.name for p in params})
-    for key in unknown:
+    for key in unmatched:
         problems.append(
             DefinitionProblem(
                 "unknown-param-override", key, f"params= names '{key}', which is not a parameter."
@@ -327,6 +326,32 @@ def analyse(
         is_async,
         exact_output,
     )
+
+
+def _match_overrides(
+    given: Mapping[str, Param], names: list[str]
+) -> tuple[dict[str, Param], list[str]]:
+    """`params=` keys matched to parameter names: exactly, else ignoring case.
+
+    As in the .NET catalog, a decorator-level override names its parameter
+    case-insensitively (`params={"City": ...}` reaches `city`); an exact match
+    wins, and a key that fits several parameters only by case fits none.
+    """
+    by_fold: dict[str, list[str]] = {}
+    for name in names:
+        by_fold.setdefault(name.casefold(), []).append(name)
+    matched: dict[str, Param] = {}
+    unmatched: list[str] = []
+    for key, override in given.items():
+        if key in names:
+            matched[key] = override
+            continue
+        candidates = by_fold.get(key.casefold(), [])
+        if len(candidates) == 1 and candidates[0] not in given:
+            matched[candidates[0]] = override
+        else:
+            unmatched.append(key)
+    return matched, sorted(unmatched)
 
 
 def _in_signature_order(

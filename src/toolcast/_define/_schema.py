@@ -51,7 +51,16 @@ from toolcast._define._fields import (
 )
 from toolcast._define._formats import DURATION_PATTERN as DURATION_PATTERN
 from toolcast._define._formats import INT_BASE as INT_BASE
-from toolcast._define._formats import parse_base64, string_format
+from toolcast._define._formats import (
+    LOCAL_DATETIME_PATTERN,
+    LOCAL_TIME_PATTERN,
+    NUMBER_TEXT_PATTERN,
+    decimal_value,
+    parse_base64,
+    parse_local_datetime,
+    parse_local_time,
+    string_format,
+)
 from toolcast._define._formats import parse_date as parse_date
 from toolcast._define._formats import parse_datetime as parse_datetime
 from toolcast._define._formats import parse_duration as parse_duration
@@ -71,6 +80,7 @@ from toolcast._define._node import (
     nullable_json,
     ordered,
 )
+from toolcast.aliases._declare import described, marked
 from toolcast.errors import DefinitionProblem
 
 __all__ = (
@@ -142,6 +152,9 @@ class SchemaBuilder:
             node = constrain(self, node, tp, path, meta.constraints)
         if meta.description and "description" not in node.json:
             node.json = ordered({**node.json, "description": meta.description})
+        if meta.id_alias:  # the model sees `link-1`, the code the UUID (toolcast.aliases)
+            json = marked(node.json, meta.id_alias, path, self.problems)
+            node = Node(json, node.core, node.depth, node.guards)
         return node
 
     def _dispatch(self, tp: Any, path: str, meta: Meta) -> Node:
@@ -172,7 +185,7 @@ class SchemaBuilder:
                 path,
                 f"annotation {tp!r} could not be resolved; define the type at module level.",
             )
-        scalar = self._scalar(tp, path)
+        scalar = self._scalar(tp, path, meta)
         if scalar is not None:
             return scalar
         container = self._container(tp, origin, args, path)
@@ -192,7 +205,7 @@ class SchemaBuilder:
             "pydantic model, or a builtin type.",
         )
 
-    def _scalar(self, tp: Any, path: str) -> Node | None:
+    def _scalar(self, tp: Any, path: str, meta: Meta) -> Node | None:
         if not isinstance(tp, type):
             return None
         if tp is bool:
@@ -200,13 +213,25 @@ class SchemaBuilder:
         if issubclass(tp, enum.Enum):
             return self._enum(tp, path)
         if tp is int:
-            return Node({"type": "integer"}, INT_BASE)
+            # The guard hands the validator exact digits of `1e23` or `2.0`, which
+            # pydantic-core would read through a float.
+            return Node({"type": "integer"}, INT_BASE, guards=((int,),))
         if tp is float:
             return Node({"type": "number"}, cs.float_schema(strict=True, allow_inf_nan=False))
         if tp is decimal.Decimal:
             self.exact_output = True
-            core: cs.CoreSchema = cs.decimal_schema(strict=True, allow_inf_nan=False)
-            return Node({"type": "number"}, core, guards=((),))
+            if _NUMERIC_CONSTRAINTS & set(meta.constraints):
+                # JSON Schema cannot bound the value of a string: a bounded Decimal
+                # takes numbers only.
+                core: cs.CoreSchema = cs.decimal_schema(strict=True, allow_inf_nan=False)
+                return Node({"type": "number"}, core, guards=((),))
+            # Models often send money as "19.99"; the schema says so. The guard
+            # (marked `...`: strings allowed) turns JSON numbers into exact digits.
+            json = {
+                "anyOf": [{"type": "number"}, {"type": "string", "pattern": NUMBER_TEXT_PATTERN}]
+            }
+            core = cs.no_info_plain_validator_function(decimal_value)
+            return Node(json, core, guards=((...,),))
         if tp is str:
             return Node({"type": "string"}, cs.str_schema(strict=True))
         if tp in (bytes, bytearray):
@@ -215,11 +240,13 @@ class SchemaBuilder:
             core = cs.no_info_after_validator_function(parse, cs.str_schema(strict=True))
             return Node({"type": "string", "contentEncoding": "base64"}, core)
         if tp is dt.datetime:
-            return string_format("date-time", parse_datetime)
+            # Models often leave the offset out; the second branch says they may
+            # (a naive value arrives, as the annotation allows).
+            return _local_format("date-time", LOCAL_DATETIME_PATTERN, parse_local_datetime)
         if tp is dt.date:
             return string_format("date", parse_date)
         if tp is dt.time:
-            return string_format("time", parse_time)
+            return _local_format("time", LOCAL_TIME_PATTERN, parse_local_time)
         if tp is dt.timedelta:
             return string_format("duration", parse_duration, pattern=DURATION_PATTERN)
         if tp is uuid.UUID:
@@ -517,11 +544,11 @@ class SchemaBuilder:
         guards: list[Path] = []
         null_defaults: list[str] = []
         for f in fields_:
-            meta = None if f.meta is None else Meta(constraints=dict(f.meta.constraints))
+            meta = None if f.meta is None else f.meta.for_type()
             sub = self.node(f.annotation, f"{path}.{f.key}" if path else f.key, meta)
             json = sub.json
-            if f.description and "description" not in json:
-                json = {**json, "description": f.description}
+            if f.description:
+                json = described(json, f.description)
             if not f.required and f.default is not MISSING:
                 ok, value = json_default(f.default)
                 if ok:
@@ -556,6 +583,19 @@ class SchemaBuilder:
 
 
 # -- helpers ---------------------------------------------------------------------------
+
+_NUMERIC_CONSTRAINTS = frozenset({"gt", "ge", "lt", "le", "multiple_of"})
+
+
+def _local_format(fmt: str, local_pattern: str, parse: Callable[[str], Any]) -> Node:
+    """`format` with an offset, or the same text without one (`anyOf` of both)."""
+    json = {
+        "anyOf": [
+            {"type": "string", "format": fmt},
+            {"type": "string", "pattern": local_pattern},
+        ]
+    }
+    return Node(json, cs.no_info_after_validator_function(parse, cs.str_schema(strict=True)))
 
 
 def _is_json_value_alias(tp: Any) -> bool:

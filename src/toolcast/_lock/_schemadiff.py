@@ -33,6 +33,7 @@ Direction = Literal["input", "output"]
 _LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
 _UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
 _RESTRICT = ("pattern", "format", "contentEncoding")
+_ALIAS = "x-toolcast-alias"
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +175,7 @@ def _compare_content(
     walk: _Walk, old: Mapping[str, Any], new: Mapping[str, Any], path: str
 ) -> None:
     _compare_enum(walk, old, new, path)
+    _compare_alias(walk, old, new, path)
     _compare_bounds(walk, old, new, path)
     if "properties" in old or "properties" in new:
         _compare_properties(walk, old, new, path)
@@ -183,6 +185,22 @@ def _compare_content(
     old_prefix, new_prefix = old.get("prefixItems", []), new.get("prefixItems", [])
     for index, (o, n) in enumerate(zip(old_prefix, new_prefix, strict=False)):
         _compare(walk, o, n, f"{path}[{index}]")
+
+
+def _compare_alias(walk: _Walk, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
+    # An aliased id (`x-toolcast-alias`, docs/aliases.md) renamed, added or removed
+    # changes what a model sends and reads, in either direction: always breaking.
+    before, after = old.get(_ALIAS), new.get(_ALIAS)
+    if before == after:
+        return
+    label = walk.label(path)
+    if before is None:
+        message = f"{label} is now an aliased id ({after}-1) instead of the value itself."
+    elif after is None:
+        message = f"{label} is no longer an aliased id ({before}-1)."
+    else:
+        message = f"{label} changed its alias prefix: {before}-1 -> {after}-1."
+    walk.out.append(SchemaChange("alias-prefix-changed", message, True, path))
 
 
 def _enum_of(node: Mapping[str, Any]) -> list[Any] | None:

@@ -23,6 +23,7 @@ from toolcast._spec import Arguments, ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
 from toolcast.providers import _schema as sch
 from toolcast.providers._projection import ConversionNote, specs_of
+from toolcast.providers._read import Wire, describe
 from toolcast.providers._refs import isolate_refs
 from toolcast.providers._strict import make_strict
 
@@ -262,15 +263,19 @@ def check_names(specs: Sequence[ToolSpec], target: str) -> None:
 # ------------------------------------------------------------------ reading payloads
 
 
-def to_plain(value: Any) -> Any:
-    """An SDK object (pydantic model) or mapping as plain JSON-like data."""
+def to_plain(value: Any, mode: str = "json") -> Any:
+    """An SDK object (pydantic model) or mapping as plain JSON-like data.
+
+    `mode="python"` keeps bytes as bytes (google-genai dumps them as URL-safe
+    base64 in JSON mode, which is not the form its REST API uses).
+    """
     dump = getattr(value, "model_dump", None)
     if callable(dump):
-        return dump(mode="json", by_alias=True, exclude_none=True)
+        return dump(mode=mode, by_alias=True, exclude_none=True)
     if isinstance(value, Mapping):
-        return {k: to_plain(v) for k, v in value.items()}
+        return {k: to_plain(v, mode) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [to_plain(v) for v in value]
+        return [to_plain(v, mode) for v in value]
     return value
 
 
@@ -326,33 +331,45 @@ def answer_all(
 
     Every provider rejects a turn that leaves a call unanswered (OpenAI "must be
     followed by tool messages", agno issue 3105; Responses "No tool output found",
-    openai-agents issue 673), so a missing outcome becomes an explicit error. Two
-    outcomes for one call, or one for a call that was not made, are the host's bug
-    and raise ValueError.
+    openai-agents issue 673), so a missing outcome becomes an explicit error.
+    Outcomes are matched by call id; when a model repeats an id, the calls that
+    share it are answered in order (the first outcome with that id answers the
+    first such call), so every call still gets its own result. More outcomes for
+    an id than calls with it, or one for a call that was not made, are the host's
+    bug and raise ValueError.
     """
     given = list(outcomes)
     if calls is None:
         return given
-    by_id: dict[str | None, ToolOutcome] = {}
+    made = list(calls)
+    wanted: dict[str | None, int] = {}
+    for call in made:
+        wanted[call.id] = wanted.get(call.id, 0) + 1
+    by_id: dict[str | None, list[ToolOutcome]] = {}
     for outcome in given:
-        if outcome.call_id in by_id:
+        queue = by_id.setdefault(outcome.call_id, [])
+        queue.append(outcome)
+        if outcome.call_id in wanted and len(queue) > wanted[outcome.call_id]:
             msg = f"Two results answer call {outcome.call_id!r}."
             raise ValueError(msg)
-        by_id[outcome.call_id] = outcome
+    unknown = [call_id for call_id in by_id if call_id not in wanted]
+    if unknown:
+        msg = f"Results answer calls that were not made: {sorted(map(str, unknown))}."
+        raise ValueError(msg)
     ordered = []
-    for call in calls:
-        found = by_id.pop(call.id, None)
-        if found is None:
-            found = ToolOutcome.failure(
+    for call in made:
+        queue = by_id.get(call.id)
+        if queue:
+            ordered.append(queue.pop(0))
+            continue
+        ordered.append(
+            ToolOutcome.failure(
                 "not_run",
                 f"The call to '{call.name}' was not run.",
                 tool_name=call.name,
                 call_id=call.id,
             )
-        ordered.append(found)
-    if by_id:
-        msg = f"Results answer calls that were not made: {sorted(map(str, by_id))}."
-        raise ValueError(msg)
+        )
     return ordered
 
 
@@ -375,41 +392,62 @@ class ChoiceDeltas:
 
     OpenAI sends `id` and `name` once and the arguments in pieces, keyed by
     `index` (openai `ChoiceDeltaToolCall`); Mistral usually sends each call whole,
-    sometimes with parsed-object arguments. Both shapes go through here.
+    sometimes with parsed-object arguments. Both shapes go through here. A chunk
+    that is not in this shape raises `ResponseFormatError` naming its path.
     """
 
-    def __init__(self, *, choice: int = 0, id_prefix: str = "call_") -> None:
+    def __init__(
+        self, *, choice: int = 0, id_prefix: str = "call_", provider: str = "OpenAI Chat"
+    ) -> None:
         self.choice = choice
         self.id_prefix = id_prefix
+        self._wire = Wire(f"{provider} stream")
+        self._chunks = 0
         self._slots: dict[int, dict[str, Any]] = {}
 
     def add(self, chunk: Any) -> None:
         """Take one stream chunk (SDK object or dict); other choices are ignored."""
-        data = to_plain(chunk)
+        wire = self._wire
+        where = f"chunk[{self._chunks}]"
+        self._chunks += 1
+        data = wire.obj(to_plain(chunk), where)
         # Mistral's SDK wraps each chunk as `{"data": CompletionChunk}`.
-        data = data.get("data", data) if "choices" not in data else data
-        for choice in data.get("choices") or ():
+        if "choices" not in data and "data" in data:
+            data = wire.obj(data["data"], f"{where}.data")
+        for number, choice in enumerate(wire.seq(data.get("choices"), f"{where}.choices")):
+            at = f"{where}.choices[{number}]"
+            choice = wire.obj(choice, at)
             if choice.get("index", 0) != self.choice:
                 continue
-            for position, delta in enumerate((choice.get("delta") or {}).get("tool_calls") or ()):
-                self._merge(delta, position)
+            delta = wire.obj(choice.get("delta") or {}, f"{at}.delta")
+            deltas = wire.seq(delta.get("tool_calls"), f"{at}.delta.tool_calls")
+            for position, item in enumerate(deltas):
+                self._merge(wire.obj(item, f"{at}.delta.tool_calls[{position}]"), position, at)
 
-    def _merge(self, delta: Mapping[str, Any], position: int) -> None:
+    def _merge(self, delta: Mapping[str, Any], position: int, at: str) -> None:
+        wire = self._wire
+        path = f"{at}.delta.tool_calls[{position}]"
         index = delta.get("index")
+        if index is not None:
+            index = wire.index(index, f"{path}.index")
         slot = self._slots.setdefault(
             position if index is None else index,
-            {"id": None, "name": "", "text": [], "object": None},
+            {"id": None, "name": None, "text": [], "object": None, "path": path},
         )
-        if delta.get("id") and delta["id"] != "null":
-            slot["id"] = delta["id"]
-        function = delta.get("function") or {}
-        if function.get("name") and not slot["name"]:
-            slot["name"] = function["name"]
+        call_id = wire.text(delta.get("id"), f"{path}.id", required=False)
+        if call_id and call_id != "null":
+            slot["id"] = call_id
+        function = wire.obj(delta.get("function") or {}, f"{path}.function")
+        name = function.get("name")
+        if name and not slot["name"]:
+            slot["name"] = name
         arguments = function.get("arguments")
         if isinstance(arguments, Mapping):
             slot["object"] = dict(arguments)
         elif isinstance(arguments, str):
             slot["text"].append(arguments)
+        elif arguments is not None:
+            slot["object"] = arguments  # not an object: `Wire.call` names the problem
 
     def calls(self, **provider_data: Any) -> list[ToolCall]:
         """The calls assembled so far, in index order (ids minted where missing)."""
@@ -417,20 +455,26 @@ class ChoiceDeltas:
         for _, slot in sorted(self._slots.items()):
             if slot["id"] is None:
                 slot["id"] = new_call_id(self.id_prefix)
-            arguments: Arguments = (
-                slot["object"] if slot["object"] is not None else "".join(slot["text"])
+            arguments = slot["object"] if slot["object"] is not None else "".join(slot["text"])
+            calls.append(
+                self._wire.call(slot["path"], slot["id"], slot["name"], arguments, provider_data)
             )
-            calls.append(ToolCall(slot["id"], slot["name"], arguments or "{}", dict(provider_data)))
         return calls
 
 
-def materialize(response: Any) -> Any:
-    """Plain data for a response; a stream or iterator becomes a list of items."""
-    if isinstance(response, (str, bytes)):
-        msg = "Expected a response object, a dict or a list of chunks, not text."
-        raise TypeError(msg)
-    if isinstance(response, Mapping) or hasattr(response, "model_dump"):
-        return to_plain(response)
-    if isinstance(response, Iterable):
-        return [to_plain(item) for item in response]
-    return to_plain(response)
+def materialize(response: Any, wire: Wire, mode: str = "json") -> Any:
+    """Plain data for a response; a stream or iterator becomes a list of items.
+
+    Raises:
+        ResponseFormatError: `response` is text, a number or another non-response.
+    """
+    if isinstance(response, (str, bytes, bytearray)):
+        wire.fail("", f"is {describe(response)}; pass the response object, a dict or its chunks")
+    try:
+        if isinstance(response, Mapping) or hasattr(response, "model_dump"):
+            return to_plain(response, mode)
+        if isinstance(response, Iterable):
+            return [to_plain(item, mode) for item in response]
+    except RecursionError:
+        wire.fail("", "is nested too deeply to read")
+    wire.fail("", f"is {describe(response)}, not a response object, a dict or a list of chunks")

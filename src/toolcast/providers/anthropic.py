@@ -24,7 +24,15 @@ from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
-from toolcast.providers._common import STRICT_FORMATS, answer_all, check_names, get, require_id
+from toolcast.loop._model import ModelRequest, ModelTurn
+from toolcast.providers._adapter import Adapter, choice_of, plain, text_of, usage_of
+from toolcast.providers._common import (
+    STRICT_FORMATS,
+    answer_all,
+    check_names,
+    materialize,
+    require_id,
+)
 from toolcast.providers._projection import (
     ConversionNote,
     Projection,
@@ -33,6 +41,7 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
+from toolcast.providers._read import Wire, describe
 from toolcast.providers._schema import (
     add_to_description,
     drop_keywords,
@@ -49,6 +58,7 @@ from toolcast.providers._schema import (
 )
 
 __all__ = (
+    "Model",
     "format_results",
     "format_tool_choice",
     "format_tools",
@@ -57,6 +67,8 @@ __all__ = (
 )
 
 TARGET = "anthropic"
+_WIRE = Wire("Anthropic")
+_STREAM = Wire("Anthropic stream")
 
 # https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations
 MAX_STRICT_TOOLS = 20
@@ -505,52 +517,63 @@ def parse_calls(response: Any) -> list[ToolCall]:
     Accepts an SDK `Message`, a message dict, a list of content blocks, or the raw
     stream events (SDK objects or dicts); streamed `input_json_delta` fragments are
     joined and left as JSON text, so malformed input becomes an error result.
+
+    Raises:
+        ResponseFormatError: the response is not in the Messages shape (a block
+            that is not an object, a `tool_use` without `id`, a stream event
+            without `index`).
     """
-    content = get(response, "content")
-    if content is None and not isinstance(response, Mapping):
-        items = list(response)
-        if any(get(item, "type") in _STREAM_EVENTS for item in items):
-            return _calls_from_events(items)
-        content = items
+    data = materialize(response, _WIRE)
+    if isinstance(data, list):
+        if any(isinstance(item, Mapping) and item.get("type") in _STREAM_EVENTS for item in data):
+            return _calls_from_events(data)
+        content, where = data, ""
+    else:
+        data = _WIRE.obj(data, "")
+        content, where = _WIRE.seq(data.get("content"), "content"), "content"
     calls = []
-    for block in content or ():
-        if get(block, "type") == "tool_use":
-            calls.append(
-                ToolCall(
-                    id=str(get(block, "id")),
-                    name=str(get(block, "name")),
-                    arguments=get(block, "input") or {},
-                )
-            )
+    for i, block in enumerate(content):
+        block = _WIRE.obj(block, f"{where}[{i}]")
+        if block.get("type") == "tool_use":
+            calls.append(_call(_WIRE, block, f"{where}[{i}]", block.get("input")))
     return calls
 
 
-def _calls_from_events(events: Iterable[Any]) -> list[ToolCall]:
-    started: dict[int, tuple[str, str, Any]] = {}
+def _call(wire: Wire, block: Mapping[str, Any], path: str, arguments: Any) -> ToolCall:
+    call_id = wire.text(block.get("id"), f"{path}.id")
+    assert call_id is not None
+    return wire.call(path, call_id, block.get("name"), arguments)
+
+
+def _calls_from_events(events: list[Any]) -> list[ToolCall]:
+    wire = _STREAM
+    started: dict[int, tuple[Mapping[str, Any], str]] = {}
     fragments: dict[int, list[str]] = {}
-    for event in events:
-        kind = get(event, "type")
+    for number, event in enumerate(events):
+        where = f"event[{number}]"
+        event = wire.obj(event, where)
+        kind = event.get("type")
         if kind == "content_block_start":
-            block = get(event, "content_block")
-            if get(block, "type") == "tool_use":
-                index = int(get(event, "index"))
-                started[index] = (
-                    str(get(block, "id")),
-                    str(get(block, "name")),
-                    get(block, "input") or {},
-                )
+            block = wire.obj(event.get("content_block"), f"{where}.content_block")
+            if block.get("type") == "tool_use":
+                index = wire.index(event.get("index"), f"{where}.index")
+                started[index] = (block, f"{where}.content_block")
                 fragments[index] = []
         elif kind == "content_block_delta":
-            delta = get(event, "delta")
-            index = int(get(event, "index"))
-            if get(delta, "type") == "input_json_delta" and index in fragments:
-                fragments[index].append(str(get(delta, "partial_json")))
+            delta = wire.obj(event.get("delta"), f"{where}.delta")
+            if delta.get("type") == "input_json_delta":
+                index = wire.index(event.get("index"), f"{where}.index")
+                piece = delta.get("partial_json")
+                if piece is not None and not isinstance(piece, str):
+                    wire.fail(f"{where}.delta.partial_json", f"is {describe(piece)}, not a string")
+                if index in fragments and piece:
+                    fragments[index].append(piece)
     calls = []
     for index in sorted(started):
-        call_id, name, initial = started[index]
+        block, path = started[index]
         # The start event carries `input: {}`; the real input arrives as deltas.
         text = "".join(fragments[index])
-        calls.append(ToolCall(id=call_id, name=name, arguments=text or initial))
+        calls.append(_call(wire, block, path, text or block.get("input")))
     return calls
 
 
@@ -597,3 +620,50 @@ def _result_content(outcome: ToolOutcome) -> str | list[dict[str, Any]]:
             note = _IMAGE_LEFT_OUT.format(part.mime_type)
             blocks.append({"type": "text", "text": note})
     return blocks
+
+
+# --- Model adapter for the run loop
+
+_INPUT = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+class Model(Adapter):
+    """A Claude model behind the host's `anthropic.AsyncAnthropic` client.
+
+    `max_tokens` (required by the API) defaults to 4096; `request.system` goes in
+    `system`; `parallel_calls=False` sends `disable_parallel_tool_use`.
+    """
+
+    provider, method, extra = "Anthropic", "messages.create", "anthropic"
+    expects = "an anthropic.AsyncAnthropic client"
+
+    def user_message(self, text: str) -> list[dict[str, Any]]:
+        """A `user` message."""
+        return [{"role": "user", "content": text}]
+
+    def result_messages(self, outcomes: Iterable[ToolOutcome]) -> list[dict[str, Any]]:
+        """One `user` message answering every call (see `format_results`)."""
+        return [format_results(outcomes)]
+
+    def request(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments of `messages.create` for `request`."""
+        kwargs: dict[str, Any] = {"model": self.model, "messages": list(request.messages)}
+        if request.system:
+            kwargs["system"] = request.system
+        if request.tools:
+            kwargs["tools"] = format_tools(request.tools)
+            choice = choice_of(request.tool_choice)
+            kwargs["tool_choice"] = format_tool_choice(choice, parallel=request.parallel_calls)
+        return {"max_tokens": 4096, **kwargs, **self.merged(request)}
+
+    async def complete(self, request: ModelRequest) -> ModelTurn:
+        """Send one request; the turn's message holds the response's content blocks."""
+        data = plain(await self.send(**self.request(request)))
+        message = {"role": "assistant", "content": data.get("content") or []}
+        return ModelTurn(
+            message,
+            calls=tuple(parse_calls(message)),
+            text=text_of(message["content"]),
+            usage=usage_of(data.get("usage"), _INPUT, ["output_tokens"]),
+            finish_reason=data.get("stop_reason"),
+        )

@@ -11,13 +11,16 @@ tool choice, and it refuses a request whose history holds tool blocks without a
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolcast._content import JsonPart, TextPart
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
+from toolcast.loop._model import ModelRequest, ModelTurn
 from toolcast.providers import anthropic
+from toolcast.providers._adapter import Adapter, choice_of, usage_of
 from toolcast.providers._common import answer_all, check_names, require_id
 from toolcast.providers._projection import (
     Projection,
@@ -26,8 +29,10 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
+from toolcast.providers._read import Wire, describe
 
 __all__ = (
+    "Model",
     "format_results",
     "format_tool_choice",
     "format_tools",
@@ -36,6 +41,8 @@ __all__ = (
 )
 
 TARGET = "bedrock"
+_WIRE = Wire("Bedrock")
+_STREAM = Wire("Bedrock stream")
 
 # https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ImageBlock.html
 _IMAGE_FORMATS = {
@@ -124,28 +131,41 @@ def parse_calls(response: Any) -> list[ToolCall]:
     Accepts the `converse()` response, its `output.message`, a content list, or
     `converse_stream()` events (the response or its `stream`); streamed input
     fragments are joined and left as JSON text.
+
+    Raises:
+        ResponseFormatError: the response is not in the Converse shape (e.g. a
+            `toolUse` without `toolUseId`, a stream event without
+            `contentBlockIndex`).
     """
+    if isinstance(response, (str, bytes, bytearray)):
+        _WIRE.fail("", "is text; pass the converse() response, its message or its content")
     if isinstance(response, Mapping):
         if "stream" in response:
             return _calls_from_events(response["stream"])
-        message = response.get("output", {}).get("message", response)
-        content = message.get("content", ())
-    else:
+        where = ""
+        message: Any = response
+        if "output" in response:
+            output = _WIRE.obj(response["output"], "output")
+            message, where = output.get("message"), "output.message"
+        message = _WIRE.obj(message, where)
+        at = f"{where}.content" if where else "content"
+        content = _WIRE.seq(message.get("content"), at)
+    elif isinstance(response, Iterable):
         items = list(response)
         if any(_is_event(item) for item in items):
             return _calls_from_events(items)
-        content = items
+        content, at = items, ""
+    else:
+        _WIRE.fail("", f"is {describe(response)}, not a Converse response")
     calls = []
-    for block in content:
-        use = block.get("toolUse")
+    for i, block in enumerate(content):
+        path = f"{at}[{i}]"
+        use = _WIRE.obj(block, path).get("toolUse")
         if use is not None:
-            calls.append(
-                ToolCall(
-                    id=use["toolUseId"],
-                    name=use["name"],
-                    arguments=use.get("input") or {},
-                )
-            )
+            use = _WIRE.obj(use, f"{path}.toolUse")
+            call_id = _WIRE.text(use.get("toolUseId"), f"{path}.toolUse.toolUseId")
+            assert call_id is not None
+            calls.append(_WIRE.call(f"{path}.toolUse", call_id, use.get("name"), use.get("input")))
     return calls
 
 
@@ -155,29 +175,40 @@ def _is_event(item: Any) -> bool:
     )
 
 
-def _calls_from_events(events: Iterable[Mapping[str, Any]]) -> list[ToolCall]:
-    started: dict[int, tuple[str, str]] = {}
+def _calls_from_events(events: Any) -> list[ToolCall]:
+    wire = _STREAM
+    if isinstance(events, (str, bytes, bytearray, Mapping)) or not isinstance(events, Iterable):
+        wire.fail("stream", f"is {describe(events)}, not a list of events")
+    started: dict[int, tuple[str, Any, str]] = {}
     fragments: dict[int, list[str]] = {}
-    for event in events:
+    for number, event in enumerate(events):
+        where = f"event[{number}]"
+        event = wire.obj(event, where)
         if "contentBlockStart" in event:
-            start = event["contentBlockStart"]
-            use = start.get("start", {}).get("toolUse")
+            at = f"{where}.contentBlockStart"
+            start = wire.obj(event["contentBlockStart"], at)
+            use = wire.obj(start.get("start") or {}, f"{at}.start").get("toolUse")
             if use is not None:
-                index = start["contentBlockIndex"]
-                started[index] = (use["toolUseId"], use["name"])
+                use = wire.obj(use, f"{at}.start.toolUse")
+                index = wire.index(start.get("contentBlockIndex"), f"{at}.contentBlockIndex")
+                call_id = wire.text(use.get("toolUseId"), f"{at}.start.toolUse.toolUseId")
+                assert call_id is not None
+                started[index] = (call_id, use.get("name"), f"{at}.start.toolUse")
                 fragments[index] = []
         elif "contentBlockDelta" in event:
-            delta = event["contentBlockDelta"]
-            use = delta.get("delta", {}).get("toolUse")
-            index = delta["contentBlockIndex"]
-            if use is not None and index in fragments:
-                fragments[index].append(use.get("input", ""))
+            at = f"{where}.contentBlockDelta"
+            delta = wire.obj(event["contentBlockDelta"], at)
+            use = wire.obj(delta.get("delta") or {}, f"{at}.delta").get("toolUse")
+            if use is not None:
+                use = wire.obj(use, f"{at}.delta.toolUse")
+                index = wire.index(delta.get("contentBlockIndex"), f"{at}.contentBlockIndex")
+                piece = use.get("input", "")
+                if not isinstance(piece, str):
+                    wire.fail(f"{at}.delta.toolUse.input", f"is {describe(piece)}, not a string")
+                if index in fragments:
+                    fragments[index].append(piece)
     return [
-        ToolCall(
-            id=started[i][0],
-            name=started[i][1],
-            arguments="".join(fragments[i]) or "{}",
-        )
+        wire.call(started[i][2], started[i][0], started[i][1], "".join(fragments[i]))
         for i in sorted(started)
     ]
 
@@ -229,3 +260,70 @@ def _result_content(outcome: ToolOutcome) -> list[dict[str, Any]]:
             note = _IMAGE_LEFT_OUT.format(part.mime_type)
             blocks.append({"text": note})
     return blocks or [{"text": _NO_OUTPUT}]
+
+
+# --- Model adapter for the run loop
+
+
+class Model(Adapter):
+    """A Bedrock model behind the host's botocore `bedrock-runtime` client (`converse`).
+
+    botocore is synchronous, so each request runs in a worker thread
+    (`asyncio.to_thread`) and the event loop stays free; botocore's own retry
+    configuration applies. `request.system` becomes `system=[{"text": ...}]`;
+    Converse has no "none" tool choice and no parallel-call switch, so "none"
+    raises (see `format_tool_choice`) and `parallel_calls` is not sent.
+
+    Example:
+        >>> client = botocore.session.get_session().create_client("bedrock-runtime")
+        >>> model = bedrock.Model(client, "anthropic.claude-sonnet-5", inferenceConfig={...})
+    """
+
+    provider = "Bedrock Converse"
+    method = "converse"
+    expects = "a botocore bedrock-runtime client"
+    extra = "bedrock"
+
+    def __init__(
+        self, client: Any, model: str, *, strict: bool | None = None, **options: Any
+    ) -> None:
+        super().__init__(client, model, **options)
+        self.strict = strict
+
+    def user_message(self, text: str) -> list[dict[str, Any]]:
+        """A `user` message with one text block."""
+        return [{"role": "user", "content": [{"text": text}]}]
+
+    def result_messages(self, outcomes: Iterable[ToolOutcome]) -> list[dict[str, Any]]:
+        """One `user` message answering every call (see `format_results`)."""
+        return [format_results(outcomes)]
+
+    def request(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments of `converse` for `request`."""
+        kwargs: dict[str, Any] = {"modelId": self.model, "messages": list(request.messages)}
+        if request.system:
+            kwargs["system"] = [{"text": request.system}]
+        if request.tools:
+            kwargs["toolConfig"] = {
+                "tools": format_tools(request.tools, strict=self.strict),
+                "toolChoice": format_tool_choice(choice_of(request.tool_choice)),
+            }
+        return {**kwargs, **self.merged(request)}
+
+    async def send(self, **kwargs: Any) -> Any:
+        """Call `converse` in a worker thread."""
+        return await asyncio.to_thread(self._send, **kwargs)
+
+    async def complete(self, request: ModelRequest) -> ModelTurn:
+        """Send one request; the turn's message is `output.message` as returned."""
+        data = await self.send(**self.request(request))
+        reply = dict((data.get("output") or {}).get("message") or {})
+        message = {"role": "assistant", "content": list(reply.get("content") or [])}
+        text = "".join(b["text"] for b in message["content"] if isinstance(b.get("text"), str))
+        return ModelTurn(
+            message=message,
+            calls=tuple(parse_calls(message)),
+            text=text,
+            usage=usage_of(data.get("usage"), ["inputTokens"], ["outputTokens"]),
+            finish_reason=data.get("stopReason"),
+        )

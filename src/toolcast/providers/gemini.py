@@ -25,7 +25,9 @@ from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
-from toolcast.providers._common import answer_all
+from toolcast.loop._model import ModelRequest, ModelTurn
+from toolcast.providers._adapter import Adapter, choice_of, plain, usage_of
+from toolcast.providers._common import answer_all, materialize
 from toolcast.providers._projection import (
     ConversionNote,
     Projection,
@@ -34,6 +36,7 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
+from toolcast.providers._read import Wire
 from toolcast.providers._refs import inline_refs, isolate_refs
 from toolcast.providers._schema import (
     const_to_enum,
@@ -52,6 +55,7 @@ from toolcast.providers.anthropic import object_root
 
 __all__ = (
     "Api",
+    "Model",
     "Variant",
     "format_calls",
     "format_results",
@@ -62,6 +66,7 @@ __all__ = (
 )
 
 TARGET = "gemini"
+_WIRE = Wire("Gemini")
 
 Variant: TypeAlias = Literal["json_schema", "openapi"]
 """`json_schema` fills `parametersJsonSchema`; `openapi` fills `parameters` (Live)."""
@@ -332,43 +337,68 @@ def parse_calls(response: Any) -> list[ToolCall]:
     parts, the chunks of a stream, or a Live API `LiveServerMessage` / its
     `toolCall`. A call's thought signature goes to
     `provider_data["thought_signature"]`; a call without an id gets a synthetic one.
+
+    Raises:
+        ResponseFormatError: the response is not in the Gemini shape (e.g. a
+            `functionCalls` that is a string, a part that is not an object).
     """
     calls: list[ToolCall] = []
-    for part in _parts_of(response):
+    for path, part in _parts_of(materialize(response, _WIRE, "python"), ""):
+        part = _WIRE.obj(part, path)
         call = _get(part, "function_call", "functionCall")
         if call is None:
             continue
-        name = str(_get(call, "name"))
-        call_id = _get(call, "id") or f"{SYNTHETIC_ID_PREFIX}{len(calls)}:{name}"
+        at = f"{path}.functionCall"
+        call = _WIRE.obj(call, at)
+        name = _get(call, "name")
+        given = _WIRE.text(_get(call, "id"), f"{at}.id", required=False)
+        label = name if isinstance(name, str) else ""
+        call_id = given or f"{SYNTHETIC_ID_PREFIX}{len(calls)}:{label}"
         data: dict[str, Any] = {}
         signature = _get(part, "thought_signature", "thoughtSignature")
         if signature:
             if isinstance(signature, (bytes, bytearray)):
                 signature = base64.b64encode(signature).decode("ascii")
-            data[THOUGHT_SIGNATURE] = signature
-        args = _get(call, "args") or {}
-        calls.append(ToolCall(id=str(call_id), name=name, arguments=args, provider_data=data))
+            data[THOUGHT_SIGNATURE] = _WIRE.text(signature, f"{path}.thoughtSignature")
+        calls.append(_WIRE.call(at, call_id, name, _get(call, "args"), data))
     return calls
 
 
-def _parts_of(response: Any) -> list[Any]:
-    if _has(response, "candidates"):
+def _parts_of(response: Any, path: str) -> list[tuple[str, Any]]:
+    """The parts of a response with their paths (`candidates[0].content.parts[2]`)."""
+    at = f"{path}." if path else ""
+    if isinstance(response, list):
+        # A stream yields whole responses; each chunk adds parts to the same turn.
+        if any(isinstance(item, Mapping) and "candidates" in item for item in response):
+            return [
+                found
+                for i, chunk in enumerate(response)
+                for found in _parts_of(_WIRE.obj(chunk, f"{path}[{i}]"), f"{path}[{i}]")
+            ]
+        return [(f"{path}[{i}]", part) for i, part in enumerate(response)]
+    response = _WIRE.obj(response, path)
+    if "candidates" in response:
         # A blocked prompt has no candidates; only the first candidate is read.
-        candidates = _get(response, "candidates") or ()
-        content = _get(candidates[0], "content") if candidates else None
-        return list(_get(content, "parts") or ())
+        candidates = _WIRE.seq(response["candidates"], f"{at}candidates")
+        if not candidates:
+            return []
+        first = _WIRE.obj(candidates[0], f"{at}candidates[0]")
+        content = _get(first, "content")
+        if content is None:
+            return []
+        where = f"{at}candidates[0].content"
+        parts = _WIRE.seq(_get(_WIRE.obj(content, where), "parts"), f"{where}.parts")
+        return [(f"{where}.parts[{i}]", part) for i, part in enumerate(parts)]
     live = _get(response, "tool_call", "toolCall")
     if live is not None or _has(response, "function_calls") or _has(response, "functionCalls"):
         # Live API: a LiveServerMessage's toolCall, or the toolCall itself.
-        calls = _get(live if live is not None else response, "function_calls", "functionCalls")
-        return [{"functionCall": call} for call in calls or ()]
-    if _has(response, "parts") or isinstance(response, Mapping):
-        return list(_get(response, "parts") or ())
-    items = list(response)
-    # A stream yields whole responses; each chunk adds parts to the same turn.
-    if any(_has(item, "candidates") for item in items):
-        return [part for chunk in items for part in _parts_of(chunk)]
-    return items
+        where = f"{at}toolCall" if live is not None else path
+        holder = _WIRE.obj(live if live is not None else response, where)
+        key = f"{where}.functionCalls" if where else "functionCalls"
+        calls = _WIRE.seq(_get(holder, "function_calls", "functionCalls"), key)
+        return [(f"{key}[{i}]", {"functionCall": call}) for i, call in enumerate(calls)]
+    parts = _WIRE.seq(_get(response, "parts"), f"{at}parts")
+    return [(f"{at}parts[{i}]", part) for i, part in enumerate(parts)]
 
 
 def _has(obj: Any, key: str) -> bool:
@@ -468,3 +498,75 @@ def _get(obj: Any, snake: str, camel: str | None = None) -> Any:
             value = obj.get(camel)
         return value
     return getattr(obj, snake, None)
+
+
+# --- Model adapter for the run loop
+
+
+class Model(Adapter):
+    """A Gemini model behind the host's `google.genai.Client` (its `client.aio`).
+
+    History is REST-shaped `Content` dicts; the model turn is rebuilt with
+    `format_calls`, so thought signatures go back unchanged. `request.system`
+    becomes `system_instruction`; automatic function calling stays off.
+    `variant`/`api` go to `format_tools`, `validated` to `format_tool_choice`.
+
+    Example:
+        >>> model = gemini.Model(genai.Client(), "gemini-3-flash", temperature=0)
+    """
+
+    provider = "Gemini"
+    method = "aio.models.generate_content"
+    expects = "a google.genai.Client"
+    extra = "gemini"
+
+    def __init__(
+        self,
+        client: Any,
+        model: str,
+        *,
+        variant: Variant = "json_schema",
+        api: Api = "gemini",
+        validated: bool = False,
+        **options: Any,
+    ) -> None:
+        super().__init__(client, model, **options)
+        self.variant, self.api, self.validated = variant, api, validated
+
+    def user_message(self, text: str) -> list[dict[str, Any]]:
+        """A `user` content with one text part."""
+        return [{"role": "user", "parts": [{"text": text}]}]
+
+    def result_messages(self, outcomes: Iterable[ToolOutcome]) -> list[dict[str, Any]]:
+        """One `user` content answering every call (see `format_results`)."""
+        return [format_results(outcomes)]
+
+    def request(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments of `aio.models.generate_content` for `request`."""
+        config: dict[str, Any] = {"automatic_function_calling": {"disable": True}}
+        if request.system:
+            config["system_instruction"] = request.system
+        if request.tools:
+            config["tools"] = format_tools(request.tools, variant=self.variant, api=self.api)
+            choice = choice_of(request.tool_choice)
+            config["tool_config"] = format_tool_choice(choice, validated=self.validated)
+        config.update(self.merged(request))
+        return {"model": self.model, "contents": list(request.messages), "config": config}
+
+    async def complete(self, request: ModelRequest) -> ModelTurn:
+        """Send one request; the turn is the model's content, signatures kept."""
+        data = plain(await self.send(**self.request(request)))
+        candidates = _get(data, "candidates") or [{}]
+        parts = _get(_get(candidates[0], "content") or {}, "parts") or []
+        text = "".join(p["text"] for p in parts if "text" in p and not p.get("thought"))
+        calls = parse_calls({"parts": parts})
+        if calls:
+            message = format_calls(calls, text=text or None)
+        else:
+            message = {"role": "model", "parts": [{"text": text}]}
+        report = _get(data, "usage_metadata", "usageMetadata")
+        usage = usage_of(
+            report, ["promptTokenCount"], ["candidatesTokenCount", "thoughtsTokenCount"]
+        )
+        reason = _get(candidates[0], "finish_reason", "finishReason")
+        return ModelTurn(message, tuple(calls), text, usage, reason)

@@ -16,19 +16,19 @@ the calls for you; a server that does (vLLM, Ollama) speaks the OpenAI-style for
 
 from __future__ import annotations
 
-import ast
 import copy
 import json
-import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from toolcast._content import ImagePart, JsonPart
 from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
-from toolcast._spec import Arguments, ToolCall, ToolSpec
+from toolcast._spec import ToolCall, ToolSpec
+from toolcast.errors import ResponseFormatError
 from toolcast.providers._common import answer_all
+from toolcast.providers._hermes_text import ParsedText
+from toolcast.providers._hermes_text import parse_text as _parse_text
 from toolcast.providers._projection import (
     Projection,
     ToolChoice,
@@ -36,6 +36,7 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
+from toolcast.providers._read import describe
 
 __all__ = (
     "Dialect",
@@ -55,21 +56,6 @@ Dialect: TypeAlias = Literal["hermes", "qwen"]
 """`hermes`: NousResearch Hermes 2 Pro / 3 wording, results as
 `{"name": ..., "content": ...}` JSON. `qwen`: the Qwen2.5 / Qwen3 chat-template
 wording, results as the tool's text."""
-
-_OPEN, _CLOSE = "<tool_call>", "</tool_call>"
-_THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
-_FENCE = re.compile(r"\A```[A-Za-z]*\s*|\s*```\Z")
-# Whitespace and an optional opening code fence before the JSON of a block.
-_LEAD = re.compile(r"\s*(?:```[A-Za-z]*\s*)?")
-# What may sit between a block's JSON and `</tool_call>`: a closing fence, or the
-# stray `}` / `]` models sometimes add.
-_FILLER = re.compile(r"[\s`}\]]*")
-_NAME = re.compile(r"""["']name["']\s*:\s*["']([^"'\\]+)["']""")
-_ARGUMENTS = re.compile(r"""["'](?:arguments|parameters)["']\s*:\s*""")
-# Python-literal fallback only for blocks of reasonable size: `ast.literal_eval`
-# is safe but slow, and deep nesting exhausts the stack.
-_MAX_LITERAL = 100_000
-_DECODER = json.JSONDecoder()
 
 # Wording from the Qwen2.5 / Qwen3 chat templates [QW in PROVIDERS.md §7.4].
 _QWEN_HEAD = (
@@ -181,198 +167,70 @@ def format_system_prompt(
     return f"{system}\n\n{block}" if system else block
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedText:
-    """A model's text split into its tool calls and everything else."""
-
-    text: str
-    """The text outside the `<tool_call>` blocks, stripped."""
-    calls: tuple[ToolCall, ...]
-    """The calls, in order."""
-
-
-def parse_calls(response: Any, *, id_prefix: str = "call_") -> list[ToolCall]:
+def parse_calls(
+    response: Any, *, id_prefix: str = "call_", tools: Iterable[Any] | None = None
+) -> list[ToolCall]:
     """The `<tool_call>` blocks in a model's text, in order.
 
     `response` is the text, or a message (dict or object) with a `content` or
-    `text` string. See `parse_text` for the rules.
+    `text` string (or a list of text parts). See `parse_text` for the rules.
+
+    Raises:
+        ResponseFormatError: `response` holds no text to read.
     """
-    return list(parse_text(_text_of(response), id_prefix=id_prefix).calls)
+    return list(parse_text(_text_of(response), id_prefix=id_prefix, tools=tools).calls)
 
 
-def parse_text(text: str, *, id_prefix: str = "call_") -> ParsedText:
+def parse_text(
+    text: str, *, id_prefix: str = "call_", tools: Iterable[Any] | None = None
+) -> ParsedText:
     """Split model text into calls and the text around them.
 
-    Robust to what models emit in practice: whitespace and code fences around the
-    JSON, several blocks, a final block left unterminated (as vLLM accepts), an
-    array of calls in one block, `parameters` for `arguments`, single-quoted
-    Python-literal dicts (the Hermes prompt's own examples use them), a stray
-    closing brace, and blocks inside `<think>` reasoning (left as text). A block
-    that cannot be read still becomes a call: its name if one can be found (else
-    `""`) and its arguments as the raw text, so the invoker answers with an error
-    result the model can act on; `provider_data["error"]` says what was wrong.
-    Ids are `id_prefix` + the call's position (0, 1, ...), unique in one message;
-    pass a per-turn prefix when ids must be unique across a conversation.
+    A `<tool_call>` block is a call attempt when its body starts with `{`, `[`
+    or `<function=` (after spaces or a code fence); other blocks are prose and
+    stay in the text as written. An attempt holds call objects
+    (`{"name": ..., "arguments": {...}}`; several per block, as a list, joined by
+    commas or one per line) or Qwen's XML form
+    `<function=NAME><parameter=P>V</parameter></function>`. Whitespace, code
+    fences, a final unterminated block, single-quoted Python-literal dicts and a
+    stray closing brace are tolerated; blocks inside `<think>` are reasoning and
+    stay in the text. An attempt that is not a call (invalid JSON, a tool
+    definition, no name) still becomes a call: `provider_data["error"]` holds the
+    real reason in words for the model, and invoking through a `ToolSet` answers
+    with it. With `tools`, Qwen XML values are read as their schema says (JSON for
+    non-string parameters, the raw text for strings). Ids are `id_prefix` + the
+    call's position (0, 1, ...), unique in one message; pass a per-turn prefix
+    when ids must be unique across a conversation. Time is linear in the text.
     """
-    thinking = _think_spans(text)
-    outside: list[str] = []
-    calls: list[ToolCall] = []
-    pos = 0
-    while True:
-        start = _find_open(text, pos, thinking)
-        if start < 0:
-            outside.append(text[pos:])
-            break
-        outside.append(text[pos:start])
-        entries, pos = _read_block(text, start + len(_OPEN))
-        for name, arguments, error in entries:
-            data: dict[str, Any] = {"index": len(calls)}
-            if error is not None:
-                data["error"] = error
-            calls.append(ToolCall(f"{id_prefix}{len(calls)}", name, arguments, data))
-    return ParsedText("".join(outside).strip(), tuple(calls))
+    return _parse_text(text, id_prefix=id_prefix, tools=tools)
 
 
 def _text_of(response: Any) -> str:
     if isinstance(response, str):
         return response
-    for key in ("content", "text"):
-        value = response.get(key) if isinstance(response, Mapping) else getattr(response, key, None)
-        if isinstance(value, str):
-            return value
-    msg = f"Cannot read model text from a {type(response).__name__}; pass the text."
-    raise TypeError(msg)
-
-
-def _think_spans(text: str) -> list[tuple[int, int]]:
-    spans = []
-    pos = 0
-    first_close = text.find(_THINK_CLOSE)
-    first_open = text.find(_THINK_OPEN)
-    if first_close >= 0 and (first_open < 0 or first_close < first_open):
-        # Qwen3 templates open `<think>` in the prompt: a reply may start inside it.
-        spans.append((0, first_close))
-        pos = first_close + len(_THINK_CLOSE)
-    while (start := text.find(_THINK_OPEN, pos)) >= 0:
-        end = text.find(_THINK_CLOSE, start)
-        end = len(text) if end < 0 else end
-        spans.append((start, end))
-        pos = end + len(_THINK_CLOSE)
-    return spans
-
-
-def _find_open(text: str, pos: int, thinking: list[tuple[int, int]]) -> int:
-    while (start := text.find(_OPEN, pos)) >= 0:
-        if not any(a <= start < b for a, b in thinking):
-            return start
-        pos = start + len(_OPEN)
-    return -1
-
-
-_Entry: TypeAlias = "tuple[str, Arguments, str | None]"
-
-
-def _read_block(text: str, body_start: int) -> tuple[list[_Entry], int]:
-    """The calls of the block whose body starts at `body_start`, and where it ends."""
-    # Decode from the start rather than cutting at the first `</tool_call>`, so an
-    # argument string that contains the closing tag does not split the block.
-    lead = _LEAD.match(text, body_start)
-    start = lead.end() if lead else body_start
-    try:
-        value, stop = _DECODER.raw_decode(text, start)
-    except (ValueError, RecursionError):
-        stop = -1
-    if stop >= 0:
-        close = text.find(_CLOSE, stop)
-        next_open = text.find(_OPEN, stop)
-        if close < 0 or 0 <= next_open < close:
-            # A block without its closing tag (vLLM accepts a final one too): the JSON
-            # is the call, and what follows is text or the next block.
-            return _entries(value, text[start:stop]), stop
-        if _FILLER.fullmatch(text, stop, close):
-            return _entries(value, text[start:stop]), close + len(_CLOSE)
-    close = text.find(_CLOSE, body_start)
-    end = len(text) if close < 0 else close
-    after = end if close < 0 else close + len(_CLOSE)
-    body = _FENCE.sub("", text[body_start:end].strip())
-    value = _literal(body)
-    if value is not None:
-        return _entries(value, body), after
-    return [_salvage(body, _json_problem(body))], after
-
-
-def _json_problem(body: str) -> str:
-    try:
-        json.loads(body)
-    except (ValueError, RecursionError) as exc:
-        return f"The <tool_call> block is not valid JSON ({exc})."
-    return "The <tool_call> block has text around its JSON."
-
-
-def _literal(body: str) -> Any:
-    """The block read as a Python literal (`{'name': 'x'}`) holding JSON data."""
-    if len(body) > _MAX_LITERAL or not body.lstrip().startswith(("{", "[")):
-        return None
-    try:
-        value = ast.literal_eval(body)
-        json.dumps(value)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
-    return value
-
-
-def _entries(value: Any, raw: str) -> list[_Entry]:
-    if isinstance(value, list):
-        return [_entry(item, json.dumps(item)) for item in value]
-    return [_entry(value, raw)]
-
-
-def _entry(value: Any, raw: str) -> _Entry:
-    if not isinstance(value, dict):
-        return _salvage(raw, "The <tool_call> block is not a JSON object.")
-    name = value.get("name")
-    if not isinstance(name, str) or not name:
-        return _salvage(raw, 'The <tool_call> object has no "name" string.')
-    arguments = value.get("arguments", value.get("parameters", {}))
-    if isinstance(arguments, (dict, str)):
-        # A string is JSON text some models double-encode; the invoker parses it.
-        return name, arguments, None
-    return name, json.dumps(arguments), None
-
-
-def _salvage(body: str, problem: str) -> _Entry:
-    """A call from an unreadable block: the name if visible, the raw arguments text."""
-    match = _NAME.search(body)
-    name = match.group(1) if match else ""
-    found = _ARGUMENTS.search(body)
-    arguments = _balanced(body[found.end() :]) if found else body
-    return name, arguments, problem
-
-
-def _balanced(text: str) -> str:
-    """The leading `{...}` of `text`, matched outside strings (else all of it)."""
-    if not text.startswith("{"):
-        return text
-    depth = 0
-    quote = ""
-    escaped = False
-    for i, char in enumerate(text):
-        if quote:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == quote:
-                quote = ""
-        elif char in "\"'":
-            quote = char
-        elif char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return text[: i + 1]
-    return text
+    if isinstance(response, (Mapping, list, tuple)) or hasattr(response, "content"):
+        for key in ("content", "text"):
+            value = (
+                response.get(key) if isinstance(response, Mapping) else getattr(response, key, None)
+            )
+            if isinstance(value, str):
+                return value
+            if isinstance(value, (list, tuple)):
+                # OpenAI-style content parts: [{"type": "text", "text": ...}, ...]
+                return "".join(
+                    part["text"]
+                    for part in value
+                    if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+                )
+            if value is None and isinstance(response, Mapping) and key in response:
+                return ""
+    elif hasattr(response, "text") and isinstance(response.text, str):
+        return str(response.text)
+    raise ResponseFormatError(
+        "Hermes",
+        "",
+        f"is {describe(response)} with no text; pass the text or a message with `content`",
+    )
 
 
 def format_results(

@@ -22,7 +22,16 @@ from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import Arguments, ToolCall, ToolSpec
 from toolcast.errors import CatalogError, UnsupportedSchemaError
+from toolcast.providers import _mcp_transport as transport
 from toolcast.providers._common import answer_all
+from toolcast.providers._mcp_remote import (
+    RemoteToolProblem,
+    RemoteTools,
+    connect_http,
+    connect_stdio,
+    tools_from_session,
+)
+from toolcast.providers._mcp_server import ServerWire, build_server
 from toolcast.providers._projection import (
     ConversionNote,
     Projection,
@@ -31,6 +40,7 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
+from toolcast.providers._read import Wire
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -40,16 +50,23 @@ if TYPE_CHECKING:
 __all__ = (
     "LATEST_PROTOCOL_VERSION",
     "PROTOCOL_VERSIONS",
+    "RemoteToolProblem",
+    "RemoteTools",
+    "connect_http",
+    "connect_stdio",
     "create_server",
     "format_results",
     "format_tool_choice",
     "format_tools",
     "parse_calls",
     "project",
+    "serve_http",
     "serve_stdio",
+    "tools_from_session",
 )
 
 TARGET = "mcp"
+_WIRE = Wire("MCP", "request")
 
 PROTOCOL_VERSIONS = (
     "2024-11-05",
@@ -84,7 +101,6 @@ _ANNOTATION_KEYS = {
     "openWorldHint": "openWorldHint",
     "open_world_hint": "openWorldHint",
 }
-_INSTALL_HINT = "The MCP server needs the MCP SDK: pip install 'toolcast[mcp]'"
 
 
 def _at_least(version: str, floor: str) -> bool:
@@ -277,42 +293,45 @@ def parse_calls(request: Any) -> list[ToolCall]:
     `provider_data["jsonrpc_id"]`); without one the id is `call_<index>`.
     Arguments that are not an object are passed on as JSON text, so the invoker
     answers with an error result as MCP asks
-    (https://modelcontextprotocol.io/specification/2025-11-25/changelog, SEP-1303).
+    (https://modelcontextprotocol.io/specification/2025-11-25/changelog, SEP-1303);
+    a request without a tool name becomes a call answered with an error result.
 
     Raises:
-        ValueError: a `tools/call` request has no tool name.
+        ResponseFormatError: the message is not JSON, or not a JSON-RPC request
+            or `params` object (`MCP request: [1].params is a string, not an object`).
     """
     if isinstance(request, (str, bytes, bytearray)):
-        request = json.loads(request)
-    items = (
-        list(request)
-        if isinstance(request, Sequence) and not isinstance(request, Mapping)
-        else [request]
-    )
+        try:
+            request = json.loads(request)
+        except (ValueError, RecursionError) as exc:
+            _WIRE.fail("", f"is not valid JSON ({exc})")
+    top = isinstance(request, Sequence) and not isinstance(request, Mapping)
+    items = list(request) if top else [request]
     calls: list[ToolCall] = []
-    for item in items:
-        call = _parse_one(item, len(calls))
+    for number, item in enumerate(items):
+        call = _parse_one(item, len(calls), f"[{number}]" if top else "")
         if call is not None:
             calls.append(call)
     return calls
 
 
-def _parse_one(item: Any, index: int) -> ToolCall | None:
-    item = _wire(item)
-    method = _get(item, "method")
+def _parse_one(item: Any, index: int, path: str) -> ToolCall | None:
+    at = f"{path}." if path else ""
+    item = _WIRE.obj(_wire(item), path)
+    method = item.get("method")
     if method is not None:
         if method != "tools/call":
             return None
-        params = _get(item, "params")
-        request_id = _get(item, "id")
+        params = _WIRE.obj(_wire(item.get("params")), f"{at}params")
+        request_id = item.get("id")
+        at += "params."
+        if request_id is not None and (
+            isinstance(request_id, bool) or not isinstance(request_id, (str, int, float))
+        ):
+            _WIRE.fail(f"{path}.id" if path else "id", "is not a string or a number")
     else:
         params, request_id = item, None
-    params = _wire(params)
-    name = _get(params, "name")
-    if not isinstance(name, str) or not name:
-        msg = f"A tools/call request needs a tool name in params.name, got {params!r}."
-        raise ValueError(msg)
-    raw = _get(params, "arguments")
+    raw = params.get("arguments")
     arguments: Arguments
     if raw is None:
         arguments = {}
@@ -323,11 +342,11 @@ def _parse_one(item: Any, index: int) -> ToolCall | None:
     provider_data: dict[str, Any] = {}
     if request_id is not None:
         provider_data["jsonrpc_id"] = request_id
-    meta = _get(params, "_meta")
+    meta = params.get("_meta")
     if meta:
         provider_data["meta"] = meta
     call_id = f"call_{index}" if request_id is None else str(request_id)
-    return ToolCall(call_id, name, arguments, provider_data)
+    return _WIRE.call(at.rstrip("."), call_id, params.get("name"), arguments, provider_data)
 
 
 def format_results(
@@ -434,113 +453,101 @@ class _Invocable(Protocol):
     ) -> ToolOutcome: ...
 
 
+def _server_wire() -> ServerWire:
+    def results(outcome: ToolOutcome, tool: Any, version: str) -> dict[str, Any]:
+        return format_results([outcome], tools=[tool], protocol_version=version)[0]
+
+    return ServerWire(
+        lambda tools, version: format_tools(tools, protocol_version=version),
+        results,
+        PROTOCOL_VERSIONS,
+    )
+
+
 def create_server(
-    tools: Iterable[_Invocable],
+    tools: Iterable[_Invocable] | Any,
     *,
     name: str = "toolcast",
     version: str = "",
     instructions: str | None = None,
     context: ToolContext | None = None,
+    policy: Any = None,
+    toolboxes: bool = True,
 ) -> Server[Any]:
     """An MCP low-level `Server` that lists `tools` and runs them on `tools/call`.
 
-    `tools/list` answers with `format_tools` for the client's protocol revision;
-    `tools/call` runs `tool.invoke` and answers with `format_results`, so argument
-    and tool failures come back as `isError` results. An unknown tool name is a
-    protocol error (JSON-RPC -32602), as the spec asks. Run it with
-    `server.run(read, write, server.create_initialization_options())` on any
-    transport, or use `serve_stdio`.
+    Every MCP session has its own state: calling a toolbox's selector adds its
+    members to that session's `tools/list` and sends
+    `notifications/tools/list_changed`; a member not opened yet is an unknown tool
+    for the session. A call that `policy` makes pending (or, without a policy, a
+    `requires_approval` tool) is put to the user through MCP elicitation when the
+    client supports it, else answered with an error result. `ToolContext` progress
+    reports become `notifications/progress`; `notifications/cancelled` cancels the
+    call. Results follow `format_results`; an unknown tool is a protocol error
+    (JSON-RPC -32602), as the spec asks. The server speaks the handshake era
+    (`initialize`); see docs/mcp.md. Run it with `serve_stdio` or `serve_http`.
 
     Args:
-        tools: Tools (not bare ToolSpecs: the server must be able to run them).
+        tools: Tools, a `Catalog` or a `ToolSet` (not bare ToolSpecs: the server
+            must be able to run them).
         name: The server name announced to clients.
         version: The server version announced to clients.
         instructions: Optional instructions for the client's model.
-        context: The `ToolContext` handed to every call (host state, injected values).
+        context: The `ToolContext` whose `state` every call sees.
+        policy: A `toolcast.policy.Policy` deciding each call (allowed, denied,
+            pending approval).
+        toolboxes: For a `Catalog`: show toolboxes as selectors to open (True) or
+            list every member directly (False).
 
     Raises:
         ImportError: the MCP SDK is not installed.
         TypeError: an item cannot be invoked.
         CatalogError: two tools share a name or alias.
     """
-    try:
-        import mcp.types as mcp_types
-        from mcp.server.lowlevel import Server
-        from mcp.shared.exceptions import MCPError
-    except ImportError:
-        raise ImportError(_INSTALL_HINT) from None
-
-    by_name: dict[str, _Invocable] = {}
-    listed: list[_Invocable] = []
-    for tool in tools:
-        if not callable(getattr(tool, "invoke", None)):
-            msg = (
-                f"{type(tool).__name__} cannot be served: pass Tools "
-                "(with an invoke method), not bare ToolSpecs."
-            )
-            raise TypeError(msg)
-        listed.append(tool)
-        for key in (tool.spec.name, *tool.spec.aliases):
-            if key in by_name:
-                msg = f"Two tools answer to the name {key!r}; MCP names must be unique."
-                raise CatalogError(msg)
-            by_name[key] = tool
-    available = ", ".join(tool.spec.name for tool in listed)
-
-    async def list_tools(
-        ctx: Any, params: mcp_types.PaginatedRequestParams | None
-    ) -> mcp_types.ListToolsResult:
-        wire = format_tools(listed, protocol_version=_negotiated(ctx))
-        return mcp_types.ListToolsResult(
-            tools=[mcp_types.Tool.model_validate(tool) for tool in wire]
-        )
-
-    async def call_tool(
-        ctx: Any, params: mcp_types.CallToolRequestParams
-    ) -> mcp_types.CallToolResult:
-        tool = by_name.get(params.name)
-        if tool is None:
-            message = f"Unknown tool {params.name!r}. Available tools: {available}."
-            raise MCPError(mcp_types.INVALID_PARAMS, message)
-        request_id = getattr(ctx, "request_id", None)
-        outcome = await tool.invoke(
-            params.arguments if params.arguments is not None else {},
-            context=context,
-            call_id=None if request_id is None else str(request_id),
-        )
-        (result,) = format_results([outcome], tools=[tool], protocol_version=_negotiated(ctx))
-        return mcp_types.CallToolResult.model_validate(result)
-
-    def input_schema(tool_name: str) -> Mapping[str, Any] | None:
-        found = by_name.get(tool_name)
-        return None if found is None else found.spec.input_schema
-
-    return Server(
-        name,
+    return build_server(
+        tools,
+        _server_wire(),
+        name=name,
         version=version,
         instructions=instructions,
-        get_tool_input_schema=input_schema,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
+        context=context,
+        policy=policy,
+        toolboxes=toolboxes,
     )
 
 
-def _negotiated(ctx: Any) -> str:
-    """The revision a request speaks, falling back to the newest for unknown ones."""
-    version = getattr(ctx, "protocol_version", None)
-    return version if version in PROTOCOL_VERSIONS else LATEST_PROTOCOL_VERSION
-
-
-async def serve_stdio(tools: Iterable[_Invocable], **options: Any) -> None:
+async def serve_stdio(tools: Iterable[_Invocable] | Any, **options: Any) -> None:
     """Serve `tools` over this process's stdin/stdout until the client disconnects.
 
-    `options` are those of `create_server`.
+    `options` are those of `create_server`, plus `handle_signals=True` to stop
+    cleanly on SIGINT/SIGTERM.
 
     Raises:
         ImportError: the MCP SDK is not installed.
     """
+    handle_signals = bool(options.pop("handle_signals", False))
     server = create_server(tools, **options)
-    from mcp.server.stdio import stdio_server
+    await transport.serve_stdio(server, handle_signals=handle_signals)
 
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+async def serve_http(
+    tools: Iterable[_Invocable] | Any,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    path: str = "/mcp",
+    **options: Any,
+) -> None:
+    """Serve `tools` over streamable HTTP at `http://host:port/path` until cancelled.
+
+    Binds loopback by default with the SDK's DNS-rebinding protection on. Other
+    `options` go to `create_server`, or to the transport (`allowed_hosts`,
+    `allowed_origins`, `max_request_bytes`, `handle_signals`, `on_ready`).
+
+    Raises:
+        ImportError: the MCP SDK is not installed.
+    """
+    keys = ("allowed_hosts", "allowed_origins", "max_request_bytes", "handle_signals", "on_ready")
+    transport_options = {k: options.pop(k) for k in keys if k in options}
+    server = create_server(tools, **options)
+    await transport.serve_http(server, host=host, port=port, path=path, **transport_options)

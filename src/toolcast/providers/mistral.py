@@ -27,6 +27,8 @@ from toolcast._content import ImagePart
 from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
+from toolcast.loop._model import ModelRequest, ModelTurn
+from toolcast.providers._adapter import Adapter, choice_of, plain, text_of, usage_of
 from toolcast.providers._common import (
     ChoiceDeltas,
     answer_all,
@@ -45,11 +47,13 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
+from toolcast.providers._read import Wire
 from toolcast.providers.openai_chat import invoke_options
 
 __all__ = (
     "CallAccumulator",
     "CallIds",
+    "Model",
     "format_assistant_message",
     "format_results",
     "format_tool_choice",
@@ -60,6 +64,7 @@ __all__ = (
 )
 
 TARGET = "mistral"
+_WIRE = Wire("Mistral")
 _VALID_ID = re.compile(r"^[a-zA-Z0-9]{9}$")
 _ALPHABET = string.ascii_letters + string.digits
 
@@ -171,39 +176,56 @@ def parse_calls(response: Any, *, ids: CallIds | None = None, choice: int = 0) -
 
     Arguments may be JSON text or an already parsed object; both are kept as
     sent. With `ids`, wire ids are mapped back to the ids they stand for.
+
+    Raises:
+        ResponseFormatError: the response is not in the Mistral chat shape.
     """
-    data = materialize(response)
-    if isinstance(data, list) and any("choices" in i or "data" in i for i in data):
+    data = materialize(response, _WIRE)
+    if isinstance(data, list) and any(
+        isinstance(i, Mapping) and ("choices" in i or "data" in i) for i in data
+    ):
         stream = CallAccumulator(choice=choice)
         for chunk in data:
             stream.add(chunk)
         calls = stream.calls()
     elif isinstance(data, list):
-        calls = [_call(item) for item in data]
+        calls = [_call(item, f"[{i}]") for i, item in enumerate(data)]
     else:
+        data = _WIRE.obj(data, "")
+        where = ""
         if "choices" in data:
-            picked = data["choices"][choice]
-            data = picked.get("message") or picked.get("delta") or {}
-        calls = [_call(item) for item in data.get("tool_calls") or ()]
+            at = f"choices[{choice}]"
+            picked = _WIRE.obj(_WIRE.pick(data["choices"], choice, "choices"), at)
+            where = f"{at}.message." if picked.get("message") else f"{at}.delta."
+            data = _WIRE.obj(picked.get("message") or picked.get("delta") or {}, where[:-1])
+        items = _WIRE.seq(data.get("tool_calls"), f"{where}tool_calls")
+        calls = [_call(item, f"{where}tool_calls[{i}]") for i, item in enumerate(items)]
     if ids is None:
         return calls
     return [ToolCall(ids.from_wire(c.id), c.name, c.arguments, c.provider_data) for c in calls]
 
 
-def _call(item: Mapping[str, Any]) -> ToolCall:
+def _call(item: Any, path: str) -> ToolCall:
+    item = _WIRE.obj(item, path)
     # The SDK fills a missing id with the string "null" (ToolCall.id default).
-    call_id = item.get("id")
+    call_id = _WIRE.text(item.get("id"), f"{path}.id", required=False)
     if not call_id or call_id == "null":
         call_id = _new_id()
-    function = item.get("function") or {}
-    arguments = function.get("arguments")
-    if arguments in (None, ""):
-        arguments = "{}"
-    return ToolCall(call_id, function.get("name", ""), arguments, {"null_means_default": True})
+    function = _WIRE.obj(item.get("function") or {}, f"{path}.function")
+    return _WIRE.call(
+        f"{path}.function",
+        call_id,
+        function.get("name"),
+        function.get("arguments"),
+        {"null_means_default": True},
+    )
 
 
 class CallAccumulator(ChoiceDeltas):
     """Joins `CompletionChunk` tool-call deltas (from `chat.stream`) into calls."""
+
+    def __init__(self, *, choice: int = 0, id_prefix: str = "call_") -> None:
+        super().__init__(choice=choice, id_prefix=id_prefix, provider="Mistral")
 
     def calls(self, **provider_data: Any) -> list[ToolCall]:
         """The calls assembled so far, in `index` order."""
@@ -284,3 +306,68 @@ def format_assistant_message(
             for call in calls
         ],
     }
+
+
+# --- Model adapter for the run loop
+
+
+class Model(Adapter):
+    """A Mistral model behind the host's `mistralai` client (`chat.complete_async`).
+
+    History uses Mistral-valid call ids throughout: the model's own ids are
+    already valid, and results are mapped with the same stable `CallIds`.
+
+    Example:
+        >>> from mistralai.client import Mistral
+        >>> model = mistral.Model(Mistral(api_key=...), "mistral-medium-latest")
+    """
+
+    provider = "Mistral"
+    method = "chat.complete_async"
+    expects = "a mistralai Mistral client"
+    extra = "mistral"
+
+    def __init__(
+        self, client: Any, model: str, *, strict: bool | None = None, **options: Any
+    ) -> None:
+        super().__init__(client, model, **options)
+        self.strict = strict
+        self.ids = CallIds()
+
+    def user_message(self, text: str) -> list[dict[str, Any]]:
+        """A `user` message."""
+        return [{"role": "user", "content": text}]
+
+    def result_messages(self, outcomes: Iterable[ToolOutcome]) -> list[dict[str, Any]]:
+        """One `tool` message per outcome (see `format_results`)."""
+        return format_results(outcomes, ids=self.ids)
+
+    def request(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments of `chat.complete_async` for `request`."""
+        system = [{"role": "system", "content": request.system}] if request.system else []
+        kwargs: dict[str, Any] = {"model": self.model, "messages": [*system, *request.messages]}
+        if request.tools:
+            kwargs["tools"] = format_tools(request.tools, strict=self.strict)
+            choice = choice_of(request.tool_choice)
+            kwargs["tool_choice"] = format_tool_choice(choice, tools=request.tools)
+            if not request.parallel_calls:
+                kwargs["parallel_tool_calls"] = False
+        return {**kwargs, **self.merged(request)}
+
+    async def complete(self, request: ModelRequest) -> ModelTurn:
+        """Send one request; the turn's message is the assistant message as sent back."""
+        data = plain(await self.send(**self.request(request)))
+        picked = (data.get("choices") or [{}])[0]
+        reply = picked.get("message") or {}
+        content = reply.get("content")
+        message: dict[str, Any] = {"role": "assistant", "content": content or ""}
+        if reply.get("tool_calls"):
+            message["tool_calls"] = reply["tool_calls"]
+        usage = usage_of(data.get("usage"), ["prompt_tokens"], ["completion_tokens"])
+        return ModelTurn(
+            message=message,
+            calls=tuple(parse_calls(message, ids=self.ids)),
+            text=text_of(content),
+            usage=usage,
+            finish_reason=picked.get("finish_reason"),
+        )

@@ -27,7 +27,9 @@ from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
+from toolcast.loop._model import ModelRequest, ModelTurn
 from toolcast.providers import _schema as sch
+from toolcast.providers._adapter import Adapter, plain, usage_of
 from toolcast.providers._common import (
     answer_all,
     check_choice_names,
@@ -44,9 +46,11 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
+from toolcast.providers._read import Wire
 from toolcast.providers._refs import inline_refs
 
 __all__ = (
+    "Model",
     "format_results",
     "format_tool_choice",
     "format_tools",
@@ -55,6 +59,7 @@ __all__ = (
 )
 
 TARGET = "ollama"
+_WIRE = Wire("Ollama")
 # ollama-python 0.6.3 `Tool.Function.Parameters.Property`: the only keys kept.
 _PROPERTY_KEYS = ("type", "items", "description", "enum")
 # `Tool.Function.Parameters`: the only root keys kept.
@@ -243,21 +248,32 @@ def parse_calls(response: Any) -> list[ToolCall]:
 
     Ollama sends no call ids, so each call gets a fresh one; results are matched
     by order and `tool_name`.
+
+    Raises:
+        ResponseFormatError: the response is not in Ollama's chat shape.
     """
-    data = materialize(response)
+    data = materialize(response, _WIRE)
     chunks = data if isinstance(data, list) else [data]
     calls = []
-    for chunk in chunks:
-        message = chunk.get("message", chunk) if isinstance(chunk, Mapping) else {}
-        for item in message.get("tool_calls") or ():
-            function = item.get("function") or {}
+    for number, chunk in enumerate(chunks):
+        where = f"[{number}]" if isinstance(data, list) else ""
+        chunk = _WIRE.obj(chunk, where)
+        if "message" in chunk:
+            where = f"{where}.message" if where else "message"
+            message = _WIRE.obj(chunk["message"] or {}, where)
+        else:
+            message = chunk
+        at = f"{where}.tool_calls" if where else "tool_calls"
+        for i, item in enumerate(_WIRE.seq(message.get("tool_calls"), at)):
+            item = _WIRE.obj(item, f"{at}[{i}]")
+            function = _WIRE.obj(item.get("function") or {}, f"{at}[{i}].function")
             extra = {"index": function["index"]} if "index" in function else {}
-            arguments = function.get("arguments")
             calls.append(
-                ToolCall(
+                _WIRE.call(
+                    f"{at}[{i}].function",
                     new_call_id("ollama_"),
-                    function.get("name", ""),
-                    arguments if arguments not in (None, "") else "{}",
+                    function.get("name"),
+                    function.get("arguments"),
                     extra,
                 )
             )
@@ -288,3 +304,66 @@ def format_results(
             message["images"] = [base64.b64encode(p.data).decode("ascii") for p in pictures]
         messages.append(message)
     return messages
+
+
+# --- Model adapter for the run loop
+
+
+class Model(Adapter):
+    """An Ollama model behind the host's `ollama.AsyncClient` (`/api/chat`).
+
+    Ollama has no tool choice: `"none"` sends no tools, a named tool sends only
+    that tool, and `"required"` sends them all (Ollama cannot force a call; the
+    model may still answer in text). Options such as `think`, `format`,
+    `keep_alive` and `options={...}` pass through to `chat`.
+
+    Example:
+        >>> model = ollama.Model(ollama.AsyncClient(), "qwen3:4b", options={"temperature": 0})
+    """
+
+    provider = "Ollama"
+    method = "chat"
+    expects = "an ollama.AsyncClient"
+    extra = "ollama"
+
+    def __init__(
+        self, client: Any, model: str, *, full_schema: bool = False, **options: Any
+    ) -> None:
+        super().__init__(client, model, **options)
+        self.full_schema = full_schema
+
+    def user_message(self, text: str) -> list[dict[str, Any]]:
+        """A `user` message."""
+        return [{"role": "user", "content": text}]
+
+    def result_messages(self, outcomes: Iterable[ToolOutcome]) -> list[dict[str, Any]]:
+        """One `tool` message per outcome, by name and order (see `format_results`)."""
+        return format_results(outcomes)
+
+    def request(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments of `AsyncClient.chat` for `request`."""
+        system = [{"role": "system", "content": request.system}] if request.system else []
+        kwargs: dict[str, Any] = {"model": self.model, "messages": [*system, *request.messages]}
+        choice = request.tool_choice
+        tools = [t for t in request.tools if choice in ("auto", "required", t.name)]
+        if tools and choice != "none":
+            kwargs["tools"] = format_tools(tools, full_schema=self.full_schema)
+        return {**kwargs, **self.merged(request)}
+
+    async def complete(self, request: ModelRequest) -> ModelTurn:
+        """Send one request; calls get fresh ids (Ollama sends none)."""
+        data = plain(await self.send(**self.request(request)))
+        reply = data.get("message") or {}
+        message = {k: v for k, v in reply.items() if k in _KEPT}
+        message["role"] = "assistant"
+        usage = usage_of(data, ["prompt_eval_count"], ["eval_count"])
+        return ModelTurn(
+            message=message,
+            calls=tuple(parse_calls(message)),
+            text=reply.get("content") or "",
+            usage=usage,
+            finish_reason=data.get("done_reason"),
+        )
+
+
+_KEPT = ("role", "content", "thinking", "tool_calls", "images")

@@ -17,10 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+from toolcast._constraint._constraint import Constraint, constraint
 from toolcast._content import ImagePart
 from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
+from toolcast.loop._model import ModelRequest, ModelTurn
+from toolcast.providers._adapter import Adapter, choice_of, plain, usage_of
 from toolcast.providers._common import (
     ChoiceDeltas,
     answer_all,
@@ -40,9 +43,14 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
+from toolcast.providers._read import Wire
+from toolcast.providers._servers import PROFILES, Profile, outgoing, profile_of, tool_prompt
 
 __all__ = (
+    "PROFILES",
     "CallAccumulator",
+    "Model",
+    "Profile",
     "format_assistant_message",
     "format_results",
     "format_tool_choice",
@@ -53,6 +61,7 @@ __all__ = (
 )
 
 TARGET = "openai_chat"
+_WIRE = Wire("OpenAI Chat")
 # "A max of 128 functions are supported" (openai-openapi, `tools` of
 # CreateChatCompletionRequest).
 _MAX_TOOLS = 128
@@ -129,42 +138,57 @@ def parse_calls(response: Any, *, choice: int = 0) -> list[ToolCall]:
 
     Accepts `ChatCompletion`, `ChatCompletionMessage`, their dict forms, or an
     iterable of `ChatCompletionChunk`s (fragments are joined per `index`). Empty
-    argument text (some servers send it for no-argument tools) reads as `{}`.
+    argument text (some servers send it for no-argument tools) reads as `{}`; a
+    missing call id is minted (some compatible servers send none).
+
+    Raises:
+        ResponseFormatError: the response is not in the Chat Completions shape
+            (`choices is empty`, `choices[0].message.tool_calls[1] is a string, not
+            an object`). A call without a name becomes a call that invoking answers
+            with an error result.
     """
-    data = materialize(response)
+    data = materialize(response, _WIRE)
     if isinstance(data, list):
         if any(isinstance(item, Mapping) and "choices" in item for item in data):
             stream = CallAccumulator(choice=choice)
             for chunk in data:
                 stream.add(chunk)
             return stream.calls()
-        return [_call(item) for item in data]
+        return [_call(item, f"[{i}]") for i, item in enumerate(data)]
+    data = _WIRE.obj(data, "")
+    where = ""
     if "choices" in data:
-        picked = data["choices"][choice]
+        picked = _WIRE.obj(_WIRE.pick(data["choices"], choice, "choices"), f"choices[{choice}]")
         if "delta" in picked:
             stream = CallAccumulator(choice=choice)
             stream.add(data)
             return stream.calls()
-        data = picked.get("message") or {}
+        where = f"choices[{choice}].message"
+        data = _WIRE.obj(picked.get("message") or {}, where)
+        where += "."
     if "function" in data or "custom" in data:
-        return [_call(data)]
-    return [_call(item) for item in data.get("tool_calls") or ()]
+        return [_call(data, "")]
+    items = _WIRE.seq(data.get("tool_calls"), f"{where}tool_calls")
+    return [_call(item, f"{where}tool_calls[{i}]") for i, item in enumerate(items)]
 
 
-def _call(item: Mapping[str, Any]) -> ToolCall:
-    call_id = item.get("id") or new_call_id()
+def _call(item: Any, path: str) -> ToolCall:
+    item = _WIRE.obj(item, path)
+    at = f"{path}." if path else ""
+    call_id = _WIRE.text(item.get("id"), f"{at}id", required=False) or new_call_id()
     if item.get("type") == "custom":
         # Free-text custom tools send `input`, not JSON; the invoker answers with
         # an error result rather than leaving the call unanswered.
-        custom = item.get("custom") or {}
-        return ToolCall(
-            call_id, custom.get("name", ""), custom.get("input", ""), {"type": "custom"}
+        custom = _WIRE.obj(item.get("custom") or {}, f"{at}custom")
+        return _WIRE.call(
+            f"{at}custom", call_id, custom.get("name"), custom.get("input"), {"type": "custom"}
         )
-    function = item.get("function") or {}
-    return ToolCall(
+    function = _WIRE.obj(item.get("function") or {}, f"{at}function")
+    return _WIRE.call(
+        f"{at}function",
         call_id,
-        function.get("name", ""),
-        function.get("arguments") or "{}",
+        function.get("name"),
+        function.get("arguments"),
         {"null_means_default": True},
     )
 
@@ -258,3 +282,117 @@ def format_assistant_message(
             for call in calls
         ],
     }
+
+
+# --- Model adapter for the run loop
+
+
+class Model(Adapter):
+    """A Chat Completions model behind the host's `openai.AsyncOpenAI` client.
+
+    Options given here (`temperature=0`, `max_completion_tokens=...`) go with every
+    request; `ModelRequest.options` override them. For OpenAI-compatible local
+    servers pick a `profile` (`"llama-cpp-python"`, or a `Profile(...)`), and
+    `constrain=True` to have the server generate calls under
+    `toolcast.constraint(tools)` instead of its own tool calling; servers whose
+    "required" tool choice fails get it through the constraint automatically.
+
+    Example:
+        >>> model = openai_chat.Model(openai.AsyncOpenAI(), "gpt-5-mini", temperature=0)
+        >>> result = await toolcast.run(model, "Weather in Paris?", tools=tools)
+    """
+
+    provider = "OpenAI Chat Completions"
+    method = "chat.completions.create"
+    expects = "an openai.AsyncOpenAI client"
+    extra = "openai"
+
+    def __init__(
+        self,
+        client: Any,
+        model: str,
+        *,
+        strict: bool | None = None,
+        profile: str | Profile | None = None,
+        constrain: bool = False,
+        **options: Any,
+    ) -> None:
+        super().__init__(client, model, **options)
+        self.profile = profile_of(profile)
+        self.strict = self.profile.strict if strict is None else strict
+        self.constrain = constrain
+
+    def user_message(self, text: str) -> list[dict[str, Any]]:
+        """A `user` message."""
+        return [{"role": "user", "content": text}]
+
+    def result_messages(self, outcomes: Iterable[ToolOutcome]) -> list[dict[str, Any]]:
+        """One `tool` message per outcome (see `format_results`)."""
+        return format_results(outcomes)
+
+    def constraint_for(self, request: ModelRequest) -> Constraint | None:
+        """The constraint this request is generated under, or None (native tool calls)."""
+        choice = request.tool_choice
+        if not request.tools or choice == "none":
+            return None
+        if not self.constrain and (choice == "auto" or self.profile.required_choice):
+            return None
+        tools = [t for t in request.tools if choice in ("auto", "required", t.name)]
+        return constraint(tools or request.tools, text=choice == "auto")
+
+    def request(self, request: ModelRequest, rule: Constraint | None = None) -> dict[str, Any]:
+        """The keyword arguments of `chat.completions.create` for `request`."""
+        profile, system = self.profile, request.system
+        if rule is not None:
+            profile = profile.but(calls_as_text=True, results_as_text=True)
+            shown = [t for t in request.tools if t.name in rule.names]
+            system = tool_prompt(system, shown, constrained=True, reply=rule.text)
+        elif request.tools and profile.describe_tools:
+            system = tool_prompt(system, request.tools, constrained=False, reply=False)
+        messages = outgoing(request.messages, profile)
+        if system:
+            messages.insert(0, {"role": "system", "content": system})
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
+        if profile.max_tokens is not None:
+            kwargs["max_tokens"] = profile.max_tokens
+        if rule is not None:
+            kwargs.update(_constraint_fields(rule, profile))
+        elif request.tools:
+            kwargs["tools"] = format_tools(request.tools, strict=self.strict)
+            choice = choice_of(request.tool_choice)
+            kwargs["tool_choice"] = format_tool_choice(choice, tools=request.tools)
+            if not request.parallel_calls:
+                kwargs["parallel_tool_calls"] = False
+        return {**kwargs, **self.merged(request)}
+
+    async def complete(self, request: ModelRequest) -> ModelTurn:
+        """Send one request; the turn's message is the assistant message as sent back."""
+        rule = self.constraint_for(request)
+        data = plain(await self.send(**self.request(request, rule)))
+        picked = (data.get("choices") or [{}])[0]
+        reply = picked.get("message") or {}
+        text = reply.get("content") or ""
+        message = {"role": "assistant", "content": reply.get("content")}
+        if rule is not None:
+            calls, text = rule.parse(text)
+            message = format_assistant_message(calls) if calls else {"role": "assistant"}
+            message["content"] = text or None
+        elif reply.get("tool_calls"):
+            message["tool_calls"] = reply["tool_calls"]
+        usage = usage_of(data.get("usage"), ["prompt_tokens"], ["completion_tokens"])
+        return ModelTurn(
+            message=message,
+            calls=tuple(parse_calls(message)),
+            text=text,
+            usage=usage,
+            finish_reason=picked.get("finish_reason"),
+        )
+
+
+def _constraint_fields(rule: Constraint, profile: Profile) -> dict[str, Any]:
+    if profile.constraint_field == "grammar":
+        return {"extra_body": {"grammar": rule.grammar}}
+    if profile.constraint_field == "json_object":
+        return {"response_format": {"type": "json_object", "schema": rule.json_schema}}
+    schema = {"name": "tool_call", "schema": rule.json_schema, "strict": True}
+    return {"response_format": {"type": "json_schema", "json_schema": schema}}

@@ -36,6 +36,7 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
+from toolcast.providers._read import Wire
 
 __all__ = (
     "format_results",
@@ -47,6 +48,7 @@ __all__ = (
 )
 
 TARGET = "openai_realtime"
+_WIRE = Wire("OpenAI Realtime")
 
 
 def project(tool: Any, *, status_hint: bool = False) -> Projection:
@@ -133,40 +135,70 @@ def parse_calls(events: Any) -> list[ToolCall]:
     Accepts `response.done` (its `response.output`),
     `response.function_call_arguments.done`, `conversation.item.added`/`.done`
     and `response.output_item.done` events, bare `function_call` items, or a list
-    of any of these. A call seen twice (e.g. in both `.arguments.done` and
-    `response.done`) is returned once, in first-seen order, with the latest data.
+    of any of these. A call seen again in a later event (e.g. in both
+    `.arguments.done` and `response.done`, matched by item id, else by call id)
+    is returned once, in first-seen order, with the latest data; two calls of one
+    event are both kept even when they share a call id.
+
+    Raises:
+        ResponseFormatError: an event is not in the Realtime shape, or a
+            `function_call` has no `call_id`.
     """
-    data = materialize(events)
-    found: dict[str, ToolCall] = {}
-    for item in data if isinstance(data, list) else [data]:
-        for call in _calls_in(item):
-            found[call.id] = call
-    return list(found.values())
+    data = materialize(events, _WIRE)
+    calls: list[ToolCall] = []
+    slot_of: dict[str, int] = {}
+    for number, item in enumerate(data if isinstance(data, list) else [data]):
+        where = f"[{number}]" if isinstance(data, list) else ""
+        fresh: dict[str, int] = {}
+        for call in _calls_in(_WIRE.obj(item, where), where):
+            item_id = call.provider_data.get("item_id")
+            key = f"item:{item_id}" if isinstance(item_id, str) else f"call:{call.id}"
+            if key in slot_of:
+                calls[slot_of[key]] = call
+            else:
+                fresh[key] = len(calls)
+                calls.append(call)
+        slot_of.update(fresh)
+    return calls
 
 
-def _calls_in(event: Mapping[str, Any]) -> list[ToolCall]:
+def _calls_in(event: Mapping[str, Any], path: str) -> list[ToolCall]:
+    at = f"{path}." if path else ""
     kind = event.get("type")
     if kind == "response.done":
-        output = (event.get("response") or {}).get("output") or []
-        return [c for item in output for c in _calls_in(item)]
+        response = _WIRE.obj(event.get("response") or {}, f"{at}response")
+        output = _WIRE.seq(response.get("output"), f"{at}response.output")
+        return [
+            call
+            for i, item in enumerate(output)
+            for call in _calls_in(
+                _WIRE.obj(item, f"{at}response.output[{i}]"), f"{at}response.output[{i}]"
+            )
+        ]
     if kind == "response.function_call_arguments.done":
         extra = {
-            "item_id": event.get("item_id"),
-            "response_id": event.get("response_id"),
+            key: event[key] for key in ("item_id", "response_id") if event.get(key) is not None
         }
-        return [ToolCall(event["call_id"], event["name"], event.get("arguments") or "{}", extra)]
+        return [_call(event, path, extra)]
     if kind in (
         "conversation.item.added",
         "conversation.item.done",
         "response.output_item.done",
     ):
-        return _calls_in(event.get("item") or {})
-    if kind == "function_call" and event.get("call_id"):
+        return _calls_in(_WIRE.obj(event.get("item") or {}, f"{at}item"), f"{at}item")
+    if kind == "function_call":
         extra = {k: event[k] for k in ("id", "status") if event.get(k) is not None}
         if "id" in extra:
             extra["item_id"] = extra.pop("id")
-        return [ToolCall(event["call_id"], event["name"], event.get("arguments") or "{}", extra)]
+        return [_call(event, path, extra)]
     return []
+
+
+def _call(event: Mapping[str, Any], path: str, extra: dict[str, Any]) -> ToolCall:
+    at = f"{path}." if path else ""
+    call_id = _WIRE.text(event.get("call_id"), f"{at}call_id")
+    assert call_id is not None
+    return _WIRE.call(path, call_id, event.get("name"), event.get("arguments"), extra)
 
 
 def format_results(

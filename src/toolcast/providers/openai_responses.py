@@ -21,6 +21,8 @@ from toolcast._content import ImagePart
 from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
+from toolcast.loop._model import ModelRequest, ModelTurn
+from toolcast.providers._adapter import Adapter, choice_of, plain, text_of, usage_of
 from toolcast.providers._common import (
     answer_all,
     arguments_text,
@@ -39,10 +41,12 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
+from toolcast.providers._read import Wire, describe
 from toolcast.providers.openai_chat import invoke_options
 
 __all__ = (
     "CallAccumulator",
+    "Model",
     "format_call_items",
     "format_results",
     "format_tool_choice",
@@ -53,6 +57,8 @@ __all__ = (
 )
 
 TARGET = "openai_responses"
+_WIRE = Wire("OpenAI Responses")
+_STREAM = Wire("OpenAI Responses stream")
 
 
 def project(tool: Any, *, strict: bool | None = None, output_schema: bool = False) -> Projection:
@@ -121,34 +127,50 @@ def parse_calls(response: Any) -> list[ToolCall]:
     Accepts the SDK's `Response`, a dict of it, a list of output items, one item,
     or an iterable of stream events (see `CallAccumulator`). Other item types
     (messages, reasoning, hosted tools) are skipped.
+
+    Raises:
+        ResponseFormatError: the response is not in the Responses shape, or a
+            `function_call` has no `call_id` (results are correlated by it).
     """
-    data = materialize(response)
+    data = materialize(response, _WIRE)
     if isinstance(data, list):
         if any(_is_event(item) for item in data):
             stream = CallAccumulator()
             for event in data:
                 stream.add(event)
             return stream.calls()
-        items = data
+        items, where = data, ""
     elif _is_event(data):
         stream = CallAccumulator()
         stream.add(data)
         return stream.calls()
     else:
-        items = data.get("output", [data])
-    return [_call(item) for item in items if item.get("type") == "function_call"]
+        data = _WIRE.obj(data, "")
+        if "output" in data:
+            items, where = _WIRE.seq(data["output"], "output"), "output"
+        else:
+            return [_call(data, "")] if data.get("type") == "function_call" else []
+    calls = []
+    for i, item in enumerate(items):
+        item = _WIRE.obj(item, f"{where}[{i}]")
+        if item.get("type") == "function_call":
+            calls.append(_call(item, f"{where}[{i}]"))
+    return calls
 
 
 def _is_event(item: Any) -> bool:
     return isinstance(item, Mapping) and str(item.get("type", "")).startswith("response.")
 
 
-def _call(item: Mapping[str, Any]) -> ToolCall:
+def _call(item: Mapping[str, Any], path: str, wire: Wire = _WIRE) -> ToolCall:
+    at = f"{path}." if path else ""
     extra: dict[str, Any] = {"null_means_default": True}
     for key in ("id", "namespace", "status"):
         if item.get(key) is not None:
             extra["item_id" if key == "id" else key] = item[key]
-    return ToolCall(item["call_id"], item["name"], item.get("arguments") or "{}", extra)
+    call_id = wire.text(item.get("call_id"), f"{at}call_id")
+    assert call_id is not None
+    return wire.call(path, call_id, item.get("name"), item.get("arguments"), extra)
 
 
 class CallAccumulator:
@@ -157,41 +179,62 @@ class CallAccumulator:
     `response.output_item.added` brings `call_id` and `name`; argument text comes
     in `response.function_call_arguments.delta` events keyed by `output_index`;
     `.done` events and `response.completed` replace the pieces with final text.
+    An event not in this shape raises `ResponseFormatError` naming its path.
     """
 
     def __init__(self) -> None:
         self._items: dict[int, dict[str, Any]] = {}
         self._pieces: dict[int, list[str]] = {}
+        self._paths: dict[int, str] = {}
+        self._events = 0
 
     def add(self, event: Any) -> None:
         """Take one stream event (SDK object or dict); unrelated events are ignored."""
-        data = to_plain(event)
+        wire = _STREAM
+        where = f"event[{self._events}]"
+        self._events += 1
+        data = wire.obj(to_plain(event), where)
         kind = data.get("type")
-        index = data.get("output_index", 0)
+        index = wire.index(data.get("output_index", 0), f"{where}.output_index")
         if kind in ("response.output_item.added", "response.output_item.done"):
-            item = data.get("item") or {}
+            item = wire.obj(data.get("item") or {}, f"{where}.item")
             if item.get("type") == "function_call":
                 self._items[index] = dict(item)
+                self._paths[index] = f"{where}.item"
                 if kind.endswith(".done"):
-                    self._pieces[index] = [item.get("arguments") or ""]
+                    self._pieces[index] = [_text(item.get("arguments"), f"{where}.item.arguments")]
         elif kind == "response.function_call_arguments.delta":
-            self._pieces.setdefault(index, []).append(data.get("delta", ""))
+            piece = _text(data.get("delta"), f"{where}.delta")
+            self._pieces.setdefault(index, []).append(piece)
         elif kind == "response.function_call_arguments.done":
-            self._pieces[index] = [data.get("arguments", "")]
+            self._pieces[index] = [_text(data.get("arguments"), f"{where}.arguments")]
         elif kind == "response.completed":
-            output = (data.get("response") or {}).get("output") or []
+            response = wire.obj(data.get("response") or {}, f"{where}.response")
+            output = wire.seq(response.get("output"), f"{where}.response.output")
             for position, item in enumerate(output):
+                at = f"{where}.response.output[{position}]"
+                item = wire.obj(item, at)
                 if item.get("type") == "function_call":
                     self._items[position] = dict(item)
-                    self._pieces[position] = [item.get("arguments") or ""]
+                    self._paths[position] = at
+                    self._pieces[position] = [_text(item.get("arguments"), f"{at}.arguments")]
 
     def calls(self) -> list[ToolCall]:
         """The calls seen so far, in output order."""
         calls = []
         for index, item in sorted(self._items.items()):
-            text = "".join(self._pieces.get(index, [item.get("arguments") or ""]))
-            calls.append(_call({**item, "arguments": text}))
+            text = "".join(self._pieces.get(index, [_text(item.get("arguments"), "")]))
+            calls.append(_call({**item, "arguments": text}, self._paths[index], _STREAM))
         return calls
+
+
+def _text(value: Any, path: str) -> str:
+    """An argument fragment: a string (a missing one is empty)."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        _STREAM.fail(path, f"is {describe(value)}, not a string")
+    return value
 
 
 def format_results(
@@ -248,3 +291,77 @@ def format_call_items(calls: Iterable[ToolCall]) -> list[dict[str, Any]]:
             item["id"] = call.provider_data["item_id"]
         items.append(item)
     return items
+
+
+# --- Model adapter for the run loop
+
+TURN = "toolcast.response_output"
+"""History entries of this `type` hold one response's output items (see `Model`)."""
+
+
+class Model(Adapter):
+    """A Responses API model behind the host's `openai.AsyncOpenAI` client.
+
+    A Responses turn is several output items (reasoning, message, function calls);
+    the adapter keeps them together as one history entry
+    `{"type": "toolcast.response_output", "items": [...]}` and spreads them into
+    `input` when sending, so reasoning items go back as the API wants.
+    `request.system` is sent as `instructions`.
+
+    Example:
+        >>> model = openai_responses.Model(openai.AsyncOpenAI(), "gpt-5-mini")
+    """
+
+    provider = "OpenAI Responses"
+    method = "responses.create"
+    expects = "an openai.AsyncOpenAI client"
+    extra = "openai"
+
+    def __init__(
+        self, client: Any, model: str, *, strict: bool | None = None, **options: Any
+    ) -> None:
+        super().__init__(client, model, **options)
+        self.strict = strict
+
+    def user_message(self, text: str) -> list[dict[str, Any]]:
+        """A `user` input message."""
+        return [{"role": "user", "content": text}]
+
+    def result_messages(self, outcomes: Iterable[ToolOutcome]) -> list[dict[str, Any]]:
+        """One `function_call_output` item per outcome (see `format_results`)."""
+        return format_results(outcomes)
+
+    def request(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments of `responses.create` for `request`."""
+        items: list[Any] = []
+        for entry in request.messages:
+            items += entry["items"] if entry.get("type") == TURN else [entry]
+        kwargs: dict[str, Any] = {"model": self.model, "input": items}
+        if request.system:
+            kwargs["instructions"] = request.system
+        if request.tools:
+            kwargs["tools"] = format_tools(request.tools, strict=self.strict)
+            choice = choice_of(request.tool_choice)
+            kwargs["tool_choice"] = format_tool_choice(choice, tools=request.tools)
+            if not request.parallel_calls:
+                kwargs["parallel_tool_calls"] = False
+        return {**kwargs, **self.merged(request)}
+
+    async def complete(self, request: ModelRequest) -> ModelTurn:
+        """Send one request; the turn holds the response's output items."""
+        data = plain(await self.send(**self.request(request)))
+        items = list(data.get("output") or ())
+        text = "".join(
+            text_of(item.get("content"), kind="output_text")
+            for item in items
+            if item.get("type") == "message"
+        )
+        usage = usage_of(data.get("usage"), ["input_tokens"], ["output_tokens"])
+        reason = (data.get("incomplete_details") or {}).get("reason") or data.get("status")
+        return ModelTurn(
+            message={"type": TURN, "items": items},
+            calls=tuple(parse_calls(items)),
+            text=text,
+            usage=usage,
+            finish_reason=reason,
+        )

@@ -1,0 +1,264 @@
+"""JSON Schema to GBNF (llama.cpp's grammar format), for the subset a grammar can hold.
+
+What a context-free grammar cannot say (patterns, formats, numeric bounds, unique
+items, exclusive `oneOf`, ...) is left out of the grammar and reported as a note;
+toolcast still validates every call on the way in, so a note means "not enforced
+while generating", never "not checked". Objects are generated with their declared
+properties in a fixed order (required ones first) and no others.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ("PRIMITIVES", "GrammarBuilder", "literal")
+
+PRIMITIVES = {
+    "ws": '" "?',
+    "char": r'[^"\\\x7F\x00-\x1F] | [\\] (["\\/bfnrt] | "u" [0-9a-fA-F]{4})',
+    "string": r'"\"" char* "\""',
+    "integer": '"-"? ("0" | [1-9] [0-9]{0,15})',
+    "natural": '"0" | [1-9] [0-9]{0,15}',
+    "number": '"-"? ("0" | [1-9] [0-9]{0,15}) ("." [0-9]{1,16})? ([eE] [-+]? [0-9]{1,3})?',
+    "boolean": '"true" | "false"',
+    "null": '"null"',
+    "value": "object | array | string | number | boolean | null",
+    "object": '"{" ws (string ws ":" ws value ws ("," ws string ws ":" ws value ws)*)? "}"',
+    "array": '"[" ws (value ws ("," ws value ws)*)? "]"',
+}
+"""Shared rules; `value`, `object` and `array` are any JSON."""
+
+# Keywords a grammar leaves to validation; annotations are ignored without a note.
+_NOT_GENERATED = {
+    "pattern": "the string pattern",
+    "format": "the string format",
+    "minimum": "the minimum",
+    "maximum": "the maximum",
+    "exclusiveMinimum": "the exclusive minimum",
+    "exclusiveMaximum": "the exclusive maximum",
+    "multipleOf": "multipleOf",
+    "uniqueItems": "unique items",
+    "contains": "contains",
+    "minContains": "minContains",
+    "maxContains": "maxContains",
+    "not": "not",
+    "if": "if/then/else",
+    "dependentRequired": "dependentRequired",
+    "dependentSchemas": "dependentSchemas",
+    "patternProperties": "patternProperties",
+    "propertyNames": "propertyNames",
+    "minProperties": "minProperties",
+    "maxProperties": "maxProperties",
+    "unevaluatedProperties": "unevaluatedProperties",
+    "unevaluatedItems": "unevaluatedItems",
+}
+
+Note = Callable[[str, str, str], None]
+"""Records (JSON pointer, keyword, sentence)."""
+
+
+def literal(value: Any) -> str:
+    """A GBNF string literal matching `value`'s compact JSON text exactly."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class GrammarBuilder:
+    """Collects named rules; `expression` turns one schema into a rule reference."""
+
+    def __init__(self) -> None:
+        self.rules: dict[str, str] = {}
+        self._names: set[str] = set(PRIMITIVES)
+        self._refs: dict[tuple[str, str], str] = {}
+
+    def name(self, hint: str) -> str:
+        """A fresh rule name from `hint` (GBNF names are `[a-zA-Z0-9-]+`)."""
+        base = re.sub(r"[^a-zA-Z0-9]+", "-", hint).strip("-").lower() or "rule"
+        candidate, n = base, 1
+        while candidate in self._names:
+            n += 1
+            candidate = f"{base}-{n}"
+        self._names.add(candidate)
+        return candidate
+
+    def rule(self, hint: str, body: str) -> str:
+        """Add a rule and return its name."""
+        name = self.name(hint)
+        self.rules[name] = body
+        return name
+
+    def text(self, root: str) -> str:
+        """The whole grammar, `root` first, then the rules, then the primitives used."""
+        lines = [f"root ::= {root}"]
+        lines += [f"{name} ::= {body}" for name, body in self.rules.items()]
+        lines += [f"{name} ::= {body}" for name, body in PRIMITIVES.items()]
+        return "\n".join(lines) + "\n"
+
+    def expression(
+        self, schema: Any, root: Mapping[str, Any], tool: str, path: str, note: Note
+    ) -> str:
+        """A GBNF expression for values of `schema`; `root` resolves its `$ref`s."""
+        return _Walk(self, root, tool, note).of(schema, path)
+
+
+class _Walk:
+    def __init__(self, grammar: GrammarBuilder, root: Mapping[str, Any], tool: str, note: Note):
+        self.g, self.root, self.tool, self.note = grammar, root, tool, note
+
+    def of(self, schema: Any, path: str) -> str:
+        if schema is True or schema == {}:
+            return "value"
+        if not isinstance(schema, Mapping):
+            self.note(path, "false", "A schema that accepts nothing; any JSON is generated.")
+            return "value"
+        for keyword, words in _NOT_GENERATED.items():
+            if keyword in schema:
+                self.note(path, keyword, f"The grammar does not enforce {words}.")
+        if "$ref" in schema:
+            return self.ref(str(schema["$ref"]), path)
+        if "const" in schema:
+            return literal(schema["const"])
+        if "enum" in schema:
+            return "(" + " | ".join(literal(v) for v in schema["enum"]) + ")"
+        for key in ("anyOf", "oneOf"):
+            if key in schema:
+                if key == "oneOf":
+                    self.note(path, "oneOf", "Generated as anyOf (exclusivity not enforced).")
+                rest = {k: v for k, v in schema.items() if k != key}
+                branches = [
+                    self.of({**rest, **b} if isinstance(b, Mapping) else b, f"{path}/{key}/{i}")
+                    for i, b in enumerate(schema[key])
+                ]
+                return "(" + " | ".join(branches) + ")"
+        if "allOf" in schema:
+            return self.of(self.merge(schema, path), path)
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            alternatives = [self.of({**schema, "type": k}, path) for k in kind]
+            return "(" + " | ".join(alternatives) + ")"
+        if kind == "string":
+            return self.string(schema)
+        if kind == "integer":
+            low = schema.get("minimum", schema.get("exclusiveMinimum"))
+            return "natural" if isinstance(low, (int, float)) and low >= 0 else "integer"
+        if kind in ("number", "boolean", "null"):
+            return str(kind)
+        if kind == "array" or "items" in schema or "prefixItems" in schema:
+            return self.array(schema, path)
+        if kind == "object" or "properties" in schema or "additionalProperties" in schema:
+            return self.object(schema, path)
+        return "value"
+
+    def ref(self, ref: str, path: str) -> str:
+        key = (self.tool, ref)
+        known = self.g._refs.get(key)
+        if known is not None:
+            return known
+        if not ref.startswith("#"):
+            self.note(path, "$ref", f"Remote reference {ref!r}: any JSON is generated.")
+            return "value"
+        target: Any = self.root
+        for part in [p for p in ref[1:].split("/") if p]:
+            part = part.replace("~1", "/").replace("~0", "~")
+            if isinstance(target, Mapping) and part in target:
+                target = target[part]
+            else:
+                self.note(path, "$ref", f"Unresolvable reference {ref!r}: any JSON is generated.")
+                return "value"
+        name = self.g.name(f"{self.tool}-{ref.rsplit('/', 1)[-1] or 'root'}")
+        self.g._refs[key] = name  # registered first, so recursive references terminate
+        self.g.rules[name] = self.of(target, ref[1:] or "")
+        return name
+
+    def merge(self, schema: Mapping[str, Any], path: str) -> Mapping[str, Any]:
+        merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+        for part in schema["allOf"]:
+            if isinstance(part, Mapping) and "$ref" in part and len(part) == 1:
+                part = self.resolve(str(part["$ref"]))
+            if not isinstance(part, Mapping):
+                continue
+            for key, value in part.items():
+                if key == "properties":
+                    merged["properties"] = {**merged.get("properties", {}), **value}
+                elif key == "required":
+                    merged["required"] = [*merged.get("required", []), *value]
+                elif key not in merged:
+                    merged[key] = value
+                elif merged[key] != value:
+                    self.note(path, "allOf", f"Conflicting {key!r} in allOf: the first is used.")
+        return merged
+
+    def resolve(self, ref: str) -> Any:
+        target: Any = self.root
+        for part in [p for p in ref.lstrip("#").split("/") if p]:
+            target = target.get(part, {}) if isinstance(target, Mapping) else {}
+        return target
+
+    def string(self, schema: Mapping[str, Any]) -> str:
+        low, high = schema.get("minLength"), schema.get("maxLength")
+        if low is None and high is None:
+            return "string"
+        repeat = f"{{{int(low or 0)},{'' if high is None else int(high)}}}"
+        return f'("\\"" char{repeat} "\\"")'
+
+    def array(self, schema: Mapping[str, Any], path: str) -> str:
+        prefix = schema.get("prefixItems")
+        if prefix:
+            items = [self.of(s, f"{path}/prefixItems/{i}") for i, s in enumerate(prefix)]
+            if schema.get("items") not in (None, False) or schema.get("minItems", 0) < len(prefix):
+                self.note(path, "prefixItems", "Generated with exactly the prefix items.")
+            return '("[" ws ' + ' ws "," ws '.join(items) + ' ws "]")'
+        item = self.of(schema.get("items", True), f"{path}/items")
+        low = int(schema.get("minItems", 0))
+        high = schema.get("maxItems")
+        if high is not None and int(high) == 0:
+            return '("[" ws "]")'
+        more_low = max(low - 1, 0)
+        more = "*" if high is None else f"{{{more_low},{int(high) - 1}}}"
+        if more == "{0,}":
+            more = "*"
+        body = f'{item} (ws "," ws {item}){more} ws'
+        if low == 0:
+            return f'("[" ws ({body})? "]")'
+        return f'("[" ws {body} "]")'
+
+    def object(self, schema: Mapping[str, Any], path: str) -> str:
+        properties: Mapping[str, Any] = schema.get("properties") or {}
+        extra = schema.get("additionalProperties", True)
+        if not properties:
+            if extra is False:
+                return '("{" ws "}")'
+            value = self.of(extra, f"{path}/additionalProperties")
+            pair = f'string ws ":" ws {value} ws'
+            return self.g.rule(
+                f"{self.tool}-{path}-map", f'"{{" ws ({pair} ("," ws {pair})*)? "}}"'
+            )
+        if extra is not False:
+            self.note(
+                path,
+                "additionalProperties",
+                "Only the declared properties are generated.",
+            )
+        required = [n for n in properties if n in set(schema.get("required") or ())]
+        optional = [n for n in properties if n not in required]
+        pairs = {
+            n: f'{literal(n)} ws ":" ws {self.of(properties[n], f"{path}/properties/{n}")}'
+            for n in properties
+        }
+        # Optional properties in order: each chain rule is "this one, then maybe the
+        # rest" or "skip to the rest", so any ordered subset can be generated.
+        chain = ""
+        for n in reversed(optional):
+            body = pairs[n] + (f' (ws "," ws {chain})? | {chain}' if chain else "")
+            chain = self.g.rule(f"{self.tool}-{path}-{n}-opt", body)
+        if required:
+            body = ' ws "," ws '.join(pairs[n] for n in required)
+            if chain:
+                body += f' (ws "," ws {chain})?'
+            inner = f"{body} ws"
+        else:
+            inner = f"({chain} ws)?"
+        return self.g.rule(f"{self.tool}-{path}-object", f'"{{" ws {inner} "}}"')

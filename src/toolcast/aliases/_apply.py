@@ -1,0 +1,379 @@
+"""Aliases on a call's way in and its outcome's way out, driven by a tool's schemas.
+
+Inbound, the strings under marked argument fields are looked up (one store
+call) and replaced by their UUIDs before validation; an alias the conversation
+never gave out is an `invalid_arguments` result naming the known ones. Outbound,
+the UUIDs under marked result fields are registered (one store call) and
+replaced by their aliases in the JSON the model receives; `outcome.value`, for
+the host, keeps the UUIDs. Text is never rewritten by substring, except whole
+UUIDs the conversation knows in error messages. Each step is written once as a
+generator of store requests, driven either async or (in-memory store) sync.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import secrets
+from collections.abc import Generator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import jiter
+from pydantic_core import to_json
+
+from toolcast._content import JsonPart
+from toolcast._outcome import ToolOutcome
+from toolcast._result import text_of
+from toolcast.aliases._plan import Plan, compile_plan, inbound_leaves, outbound_leaves
+from toolcast.aliases._session import AliasSession
+from toolcast.aliases._store import AliasesUnavailableError
+
+__all__ = (
+    "AliasPlans",
+    "alias_outcome",
+    "drive",
+    "drive_sync",
+    "plans_for",
+    "plans_of",
+    "resolve_arguments",
+    "restored",
+    "unavailable",
+)
+
+MAX_KNOWN = 10
+"""An unknown-alias message lists at most this many known ids."""
+_MAX_SHOWN = 64
+_ALIAS_LIKE = re.compile(r"[a-z][a-z0-9_]*-[1-9][0-9]*\Z")
+
+Request = tuple[str, Any, Any]
+Steps = Generator[Request, Any, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class AliasPlans:
+    """Where one tool's aliased ids are, inbound and outbound."""
+
+    inbound: Plan | None
+    outbound: Plan | None
+    """The result's marks (the value itself, never an envelope)."""
+    enveloped: Plan | None
+    """The same marks under an envelope's `result`, for enveloped tools."""
+    resolve: bool
+    """False for display-only tools: aliases are checked but reach the code as aliases."""
+
+    @property
+    def any(self) -> bool:
+        return self.inbound is not None or self.outbound is not None
+
+
+def plans_of(spec: Any, session: Any, *, resolve: bool) -> AliasPlans:
+    """The plans of a tool with `spec`, checking that `session` is an `AliasSession`.
+
+    Raises:
+        TypeError: `session` is not an `AliasSession` (a host mistake).
+    """
+    if not isinstance(session, AliasSession):
+        msg = f"aliases= takes an AliasSession, got {type(session).__name__}."
+        raise TypeError(msg)
+    return plans_for(spec.input_schema, spec.output_schema, envelope=spec.envelope, resolve=resolve)
+
+
+def plans_for(
+    input_schema: Mapping[str, Any],
+    output_schema: Mapping[str, Any] | None,
+    *,
+    envelope: bool,
+    resolve: bool,
+) -> AliasPlans:
+    """The plans of a tool whose (model-facing) schemas are given."""
+    outbound = compile_plan(output_schema)
+    enveloped = None
+    if outbound is not None and envelope:
+        enveloped = Plan()
+        enveloped.props["result"] = outbound
+    return AliasPlans(compile_plan(input_schema), outbound, enveloped, resolve)
+
+
+# -- drivers ---------------------------------------------------------------------
+
+
+async def drive(steps: Steps, session: AliasSession) -> Any:
+    """Run `steps` against the session's store, awaiting each request."""
+    store, conversation = session.store, session.conversation_id
+    try:
+        request = next(steps)
+        while True:
+            kind, first, second = request
+            try:
+                if kind == "lookup":
+                    answer: Any = await store.lookup(conversation, first, second)
+                elif kind == "register":
+                    answer = await store.register(conversation, first)
+                else:
+                    answer = await store.aliases_of(conversation, first)
+            except AliasesUnavailableError as exc:
+                request = steps.throw(exc)
+                continue
+            request = steps.send(answer)
+    except StopIteration as done:
+        return done.value
+
+
+def drive_sync(steps: Steps, session: AliasSession) -> Any:
+    """Run `steps` against an in-memory store, without an event loop."""
+    memory = session.memory
+    if memory is None:
+        msg = (
+            f"invoke_sync needs an in-memory alias session; {type(session.store).__name__} "
+            "is async only: use 'await tools.invoke(call, aliases=session)'."
+        )
+        raise TypeError(msg)
+    conversation = session.conversation_id
+    try:
+        request = next(steps)
+        while True:
+            kind, first, second = request
+            if kind == "lookup":
+                answer: Any = memory.lookup_sync(conversation, first, second)
+            elif kind == "register":
+                answer = memory.register_sync(conversation, first)
+            else:
+                answer = memory.aliases_of_sync(conversation, first)
+            request = steps.send(answer)
+    except StopIteration as done:
+        return done.value
+
+
+# -- inbound -----------------------------------------------------------------------
+
+
+def resolve_arguments(
+    plans: AliasPlans, arguments: Any, *, tool: str, call_id: str | None, max_bytes: int
+) -> Steps:
+    """Steps returning `(arguments, restore)` or an error `ToolOutcome`.
+
+    `restore` maps each UUID put in to the alias the model sent (for messages).
+    Arguments that cannot be read are passed on untouched: the parser then
+    says what is wrong with them, in its usual words.
+    """
+    plan = plans.inbound
+    if plan is None:
+        return (arguments, {})
+    parsed = _parsed(arguments, max_bytes)
+    if parsed is None:
+        return (arguments, {})
+    leaves = inbound_leaves(parsed, plan)
+    if not leaves:
+        return (arguments, {})
+    sent = list(dict.fromkeys(c[k] for c, k, _, _ in leaves))
+    prefixes = sorted({prefix for _, _, prefix, _ in leaves})
+    asked = [s for s in sent if _ALIAS_LIKE.match(s)]
+    try:
+        found, counts = yield ("lookup", asked, prefixes)
+    except AliasesUnavailableError as exc:
+        return unavailable(tool, call_id, exc)
+    uuids = dict(zip(asked, found, strict=True))
+    count = dict(zip(prefixes, counts, strict=True))
+    lines = []
+    restore: dict[str, str] = {}
+    for container, key, prefix, path in leaves:
+        value = container[key]
+        uuid = uuids.get(value)
+        if uuid is None:
+            lines.append(
+                f"Argument '{path}': {_shown(value)} is not a {prefix} id in this "
+                f"conversation ({_known(prefix, count[prefix])})."
+            )
+        elif plans.resolve:
+            container[key] = uuid
+            restore[uuid] = value
+    if lines:
+        if len(lines) == 1:
+            message = lines[0]
+        else:
+            header = f"Invalid arguments for '{tool}' ({len(lines)} problems):"
+            message = "\n".join([header, *(f"- {line}" for line in lines)])
+        return ToolOutcome.failure("invalid_arguments", message, tool_name=tool, call_id=call_id)
+    return (parsed if plans.resolve else arguments, restore)
+
+
+def _parsed(arguments: Any, max_bytes: int) -> dict[str, Any] | None:
+    if isinstance(arguments, Mapping):
+        try:
+            # A copy made of JSON data: the host's mapping is never changed.
+            raw = to_json(dict(arguments), inf_nan_mode="constants", bytes_mode="base64")
+        except Exception:
+            return None
+    elif isinstance(arguments, str):
+        raw = arguments.encode("utf-8", "surrogatepass")
+    elif isinstance(arguments, (bytes, bytearray)):
+        raw = bytes(arguments)
+    else:
+        return None
+    if len(raw) > max_bytes:
+        return None
+    try:
+        parsed = jiter.from_json(raw, allow_inf_nan=False, catch_duplicate_keys=True)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def _shown(value: str) -> str:
+    text = value if value.isprintable() else value.encode("unicode_escape").decode("ascii")
+    if len(text) > _MAX_SHOWN:
+        text = text[: _MAX_SHOWN - 1] + "…"
+    return "'" + text.replace("'", "\\'") + "'"
+
+
+def _known(prefix: str, count: int) -> str:
+    if count <= 0:
+        return f"it has no {prefix} ids yet"
+    listed = ", ".join(f"{prefix}-{n}" for n in range(1, min(count, MAX_KNOWN) + 1))
+    more = f" and {count - MAX_KNOWN} more" if count > MAX_KNOWN else ""
+    return f"known: {listed}{more}"
+
+
+def unavailable(tool: str, call_id: str | None, exc: BaseException | None = None) -> ToolOutcome:
+    """The fail-closed result when the alias store does not answer."""
+    message = (
+        f"Tool '{tool}' did not run: the ids of this conversation are unavailable "
+        "right now (the id store did not answer). Try again later."
+    )
+    return ToolOutcome.failure("not_run", message, tool_name=tool, call_id=call_id, exception=exc)
+
+
+def restored(outcome: ToolOutcome, restore: Mapping[str, str]) -> ToolOutcome:
+    """A failure whose message quotes the aliases the model sent, not their UUIDs."""
+    if not restore or outcome.error is None:
+        return outcome
+    message = outcome.error.message
+    lowered = {uuid.lower(): alias for uuid, alias in restore.items()}
+    changed = _UUIDS.sub(lambda m: lowered.get(m.group().lower(), m.group()), message)
+
+    def cut(match: re.Match[str]) -> str:
+        # A message that cut a quoted value short ends it in the middle of a UUID.
+        start = match.group(1).lower()
+        alias = next((a for u, a in lowered.items() if u.startswith(start)), None)
+        return f"{alias}…" if alias is not None else match.group()
+
+    changed = _CUT_UUID.sub(cut, changed)
+    if changed == message:
+        return outcome
+    return _with_message(outcome, changed)
+
+
+_UUIDS = re.compile(
+    r"(?<![0-9A-Za-z-])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
+    r"-[0-9a-fA-F]{12}(?![0-9A-Za-z-])"
+)
+
+
+_CUT_UUID = re.compile(r"(?<![0-9A-Za-z-])([0-9a-fA-F][0-9a-fA-F-]{3,34})…")
+
+
+def _with_message(outcome: ToolOutcome, message: str) -> ToolOutcome:
+    assert outcome.error is not None
+    return ToolOutcome.failure(
+        outcome.error.kind,
+        message,
+        tool_name=outcome.tool_name,
+        call_id=outcome.call_id,
+        exception=outcome.exception,
+    )
+
+
+# -- outbound ----------------------------------------------------------------------
+
+
+def alias_outcome(outcome: ToolOutcome, plans: AliasPlans, *, exact: bool) -> Steps:
+    """Steps returning `outcome` as the model should see it (ids as aliases)."""
+    if outcome.is_error:
+        if outcome.error is None or not _UUIDS.search(outcome.error.message):
+            return outcome
+        message = outcome.error.message
+        found = list(dict.fromkeys(m.group() for m in _UUIDS.finditer(message)))
+        try:
+            aliases = yield ("aliases_of", found, None)
+        except AliasesUnavailableError:
+            return outcome
+        known = {u: a for u, a in zip(found, aliases, strict=True) if a is not None}
+        if not known:
+            return outcome
+        changed = _UUIDS.sub(lambda m: known.get(m.group(), m.group()), message)
+        return _with_message(outcome, changed)
+    plan = plans.outbound
+    if plan is None:
+        return outcome
+    marker = type(outcome.structured_value).__name__
+    lazy = marker in ("_LazyMarker", "_LazyEnvelopedMarker")
+    part_plan = plans.enveloped if marker == "_LazyEnvelopedMarker" else plan
+    assert part_plan is not None
+    values: list[Any] = []
+    parts = list(outcome.content)
+    json_at = [i for i, p in enumerate(parts) if isinstance(p, JsonPart)]
+    for index in json_at:
+        values.append(_load(parts[index].text, exact))  # type: ignore[union-attr]
+    structured = None
+    if not lazy and outcome.structured_value is not None:
+        structured = _load(
+            to_json(outcome.structured_value, bytes_mode="base64", inf_nan_mode="null"), exact
+        )
+    leaves = []
+    for value in values:
+        leaves.extend(outbound_leaves(value, part_plan))
+    inner = outbound_leaves(structured, plan) if structured is not None else []
+    if not leaves and not inner:
+        return outcome
+    pairs: dict[str, tuple[str, str]] = {}
+    for container, key, prefix in (*leaves, *inner):
+        uuid = container[key]
+        pairs.setdefault(uuid.lower(), (prefix, uuid))
+    try:
+        aliases = yield ("register", list(pairs.values()), None)
+    except AliasesUnavailableError as exc:
+        message = (
+            f"Tool '{outcome.tool_name}' ran, but its result cannot be shown: the ids of "
+            "this conversation are unavailable right now (the id store did not answer)."
+        )
+        return ToolOutcome.failure(
+            "exception",
+            message,
+            tool_name=outcome.tool_name,
+            call_id=outcome.call_id,
+            exception=exc,
+        )
+    by_uuid = dict(zip(pairs, aliases, strict=True))
+    for container, key, _ in (*leaves, *inner):
+        container[key] = by_uuid[container[key].lower()]
+    for index, value in zip(json_at, values, strict=True):
+        parts[index] = JsonPart(_dump(value))
+    content = tuple(parts)
+    return dataclasses.replace(
+        outcome,
+        content=content,
+        text=text_of(content),
+        structured_value=outcome.structured_value if structured is None else structured,
+    )
+
+
+def _load(text: str | bytes, exact: bool) -> Any:
+    raw = text.encode() if isinstance(text, str) else text
+    return jiter.from_json(raw, float_mode="lossless-float" if exact else "float")
+
+
+def _dump(value: Any) -> str:
+    digits: list[bytes] = []
+    token = f"\u0000{secrets.token_hex(6)}:"
+
+    def keep(number: Any) -> Any:
+        if isinstance(number, jiter.LosslessFloat):
+            digits.append(bytes(number))
+            return f"{token}{len(digits) - 1}"
+        raise TypeError(f"{type(number).__name__} is not JSON")
+
+    text = to_json(value, fallback=keep).decode()
+    for index in range(len(digits) - 1, -1, -1):
+        text = text.replace(to_json(f"{token}{index}").decode(), digits[index].decode())
+    return text

@@ -1,0 +1,158 @@
+"""The handler of an `auto_execute` tool: validated arguments -> RPC -> JSON-ready dict.
+
+Arguments arrive already validated against the tool's schema (and with aliases
+resolved by the core). They become the request message with `ParseDict`, the
+call goes over the host's `grpc.aio` channel with the deadline and metadata of
+this call, and the response comes back as `MessageToDict` output with proto
+field names. gRPC status codes become `ToolError`s worded for the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from toolcast._context import ToolContext
+from toolcast.errors import ToolError
+
+__all__ = ("DEADLINE_GRACE", "Metadata", "MetadataHook", "make_executor", "status_message")
+
+Metadata: TypeAlias = "Iterable[tuple[str, str | bytes]]"
+MetadataHook: TypeAlias = "Callable[[ToolContext | None], Metadata | None]"
+"""Returns the call metadata for one call (e.g. a per-user authorization header)."""
+
+DEADLINE_GRACE = 0.1
+"""Seconds the gRPC deadline exceeds the tool's timeout, so the tool's own timeout
+(a `timeout` result) fires first and the call is cancelled on the server."""
+
+STATE_KEY = "grpc_metadata"
+"""`ToolContext.state` key read for call metadata when no hook is given."""
+
+# The server's words are meant for the caller for these codes; for the others
+# (UNKNOWN, INTERNAL, DATA_LOSS, ...) they may carry internals and are not shown.
+_PASSED_THROUGH = {
+    "INVALID_ARGUMENT",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "FAILED_PRECONDITION",
+    "OUT_OF_RANGE",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "ABORTED",
+}
+_FIXED_WORDS = {
+    "UNAVAILABLE": "the service is unreachable right now; the same call can be retried.",
+    "DEADLINE_EXCEEDED": "the service did not answer in time; retry, or ask for less.",
+    "CANCELLED": "the call was cancelled.",
+    "UNAUTHENTICATED": "the service refused the caller's credentials.",
+    "UNIMPLEMENTED": "the service does not offer this method.",
+}
+
+
+def status_message(code: str, details: str | None) -> str:
+    """The model-facing text for a gRPC status."""
+    if code in _PASSED_THROUGH:
+        return f"{code}: {details}" if details else code
+    words = _FIXED_WORDS.get(code, "the service failed to handle the call.")
+    return f"{code}: {words}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """What one tool needs at call time."""
+
+    name: str
+    method: str
+    streaming: bool
+    classes: Callable[[], tuple[Any, Any]]
+    channel: Any
+    metadata: MetadataHook | None
+    deadline: float | None
+    max_messages: int
+
+
+def _metadata(hook: MetadataHook | None, context: ToolContext | None) -> tuple[Any, ...] | None:
+    if hook is not None:
+        found = hook(context)
+    elif context is not None:
+        found = context.state.get(STATE_KEY)
+    else:
+        found = None
+    return tuple(found) if found else None
+
+
+def make_executor(
+    *,
+    name: str,
+    method: str,
+    streaming: bool,
+    classes: Callable[[], tuple[Any, Any]],
+    channel: Any,
+    metadata: MetadataHook | None,
+    deadline: float | None,
+    max_messages: int,
+) -> Callable[[Mapping[str, Any], ToolContext | None], Awaitable[Any]]:
+    """The async handler that calls `method` on `channel` (a channel or a factory of one).
+
+    `classes()` returns the request and response message classes; it runs on the
+    first call, so building many tools costs no descriptor pool work.
+    """
+    from google.protobuf import json_format  # type: ignore[import-untyped,unused-ignore]
+
+    import grpc  # type: ignore[import-untyped,unused-ignore]
+
+    plan = _Call(name, method, streaming, classes, channel, metadata, deadline, max_messages)
+    stubs: dict[int, tuple[Any, Any, Any]] = {}
+
+    def stub_for(channel: Any) -> tuple[Any, Any, Any]:
+        key = id(channel)
+        found = stubs.get(key)
+        if found is None:
+            request_cls, response_cls = plan.classes()
+            make = channel.unary_stream if plan.streaming else channel.unary_unary
+            found = (
+                make(
+                    plan.method,
+                    request_serializer=request_cls.SerializeToString,
+                    response_deserializer=response_cls.FromString,
+                ),
+                request_cls,
+                channel,  # kept so the id stays this channel's while cached
+            )
+            stubs[key] = found
+        return found
+
+    parse_dict = json_format.ParseDict
+    to_dict = json_format.MessageToDict
+    aio_error = grpc.aio.AioRpcError
+
+    async def execute(arguments: Mapping[str, Any], context: ToolContext | None) -> Any:
+        channel = plan.channel() if callable(plan.channel) else plan.channel
+        call, request_cls, _ = stub_for(channel)
+        try:
+            request = parse_dict(arguments, request_cls())
+        except json_format.ParseError as exc:
+            msg = f"Arguments for '{plan.name}' were not accepted: {exc}"
+            raise ToolError(msg) from exc
+        headers = _metadata(plan.metadata, context)
+        try:
+            if not plan.streaming:
+                response = await call(request, timeout=plan.deadline, metadata=headers)
+                return to_dict(response, preserving_proto_field_name=True)
+            messages: list[Any] = []
+            stream = call(request, timeout=plan.deadline, metadata=headers)
+            truncated = False
+            async for item in stream:
+                if len(messages) == plan.max_messages:
+                    truncated = True
+                    stream.cancel()
+                    break
+                messages.append(to_dict(item, preserving_proto_field_name=True))
+            return {"messages": messages, "truncated": truncated}
+        except aio_error as exc:
+            text = status_message(exc.code().name, exc.details())
+            raise ToolError(text) from exc
+
+    execute.__qualname__ = execute.__name__ = f"grpc_{name}"
+    return execute

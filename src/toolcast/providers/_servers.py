@@ -1,0 +1,173 @@
+"""Compatibility profiles for OpenAI-compatible servers, and the constrained-call prompt.
+
+A `Profile` says which request shapes a server accepts and what it drops; the
+`openai_chat.Model` adapter applies it to every outgoing request (never to the
+stored history, so one conversation can move between servers). Profiles are
+chosen explicitly: a server does not say which one it is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from toolcast._spec import ToolSpec
+
+__all__ = ("PROFILES", "Profile", "outgoing", "profile_of", "tool_prompt")
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """What an OpenAI-compatible server accepts (see `PROFILES` for the known ones)."""
+
+    name: str
+    empty_content: bool = False
+    """Send `""` instead of `null` as an assistant message's content (pydantic
+    servers answer HTTP 500 "Input should be a valid string" to null)."""
+    results_as_text: bool = False
+    """Send tool results as a `user` message of text, for servers whose prompt
+    template drops `tool` messages (the model never sees results otherwise)."""
+    calls_as_text: bool = False
+    """Replay earlier calls as the assistant's own JSON text instead of `tool_calls`."""
+    describe_tools: bool = False
+    """Fold tool names and descriptions into the system prompt, for servers that
+    show the model only the parameters."""
+    strict: bool | None = None
+    """Passed to `format_tools`; False where strict projection weakens the
+    server's grammar (`["string", "null"]` plus `enum` lost the enum)."""
+    required_choice: bool = True
+    """The server honours `tool_choice` "required" and named tools; when False the
+    adapter asks for those through the constraint instead."""
+    constraint_field: Literal["grammar", "json_object", "json_schema"] = "json_schema"
+    """How a constraint is sent: llama.cpp's `grammar`, `response_format`
+    `{"type": "json_object", "schema"}` (llama-cpp-python), or the OpenAI
+    `{"type": "json_schema", "json_schema": {...}}` (vLLM, llama-server)."""
+    max_tokens: int | None = None
+    """A default output bound (`max_tokens`), so runaway arguments stop."""
+
+    def but(self, **changes: Any) -> Profile:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+
+PROFILES: Mapping[str, Profile] = {
+    "openai": Profile("openai"),
+    # Verified against llama-cpp-python's server 0.3.x with --chat_format
+    # chatml-function-calling: null content is a 500, `tool` messages never reach
+    # the prompt, descriptions are not shown, "required" is a 500 (an assert).
+    "llama-cpp-python": Profile(
+        "llama-cpp-python",
+        empty_content=True,
+        results_as_text=True,
+        describe_tools=True,
+        strict=False,
+        required_choice=False,
+        constraint_field="grammar",
+        max_tokens=256,
+    ),
+}
+"""Profiles by name; `openai` (the default) changes nothing."""
+
+
+def profile_of(profile: str | Profile | None) -> Profile:
+    """The profile named or given (`openai` for None)."""
+    if profile is None:
+        return PROFILES["openai"]
+    if isinstance(profile, Profile):
+        return profile
+    try:
+        return PROFILES[profile]
+    except KeyError:
+        known = ", ".join(sorted(PROFILES))
+        raise ValueError(
+            f"Unknown server profile {profile!r}; use one of {known} or a Profile(...)."
+        ) from None
+
+
+def outgoing(messages: Iterable[Mapping[str, Any]], profile: Profile) -> list[dict[str, Any]]:
+    """The messages as this server wants them (the stored history is left as is)."""
+    sent: list[dict[str, Any]] = []
+    results: list[str] = []
+    names: dict[str, str] = {}
+    for message in messages:
+        role = message.get("role")
+        if role == "tool" and profile.results_as_text:
+            call_id = str(message.get("tool_call_id", ""))
+            label = names.get(call_id, "tool")
+            results.append(f"Result of {label} (call {call_id}):\n{_text(message)}")
+            continue
+        if results:
+            sent.append({"role": "user", "content": "\n\n".join(results)})
+            results = []
+        out = dict(message)
+        if role == "assistant":
+            for call in out.get("tool_calls") or ():
+                names[str(call.get("id"))] = str((call.get("function") or {}).get("name"))
+            if profile.calls_as_text and out.get("tool_calls"):
+                out["content"] = "\n".join(_call_text(c) for c in out.pop("tool_calls"))
+            if out.get("content") is None and profile.empty_content:
+                out["content"] = ""
+        sent.append(out)
+    if results:
+        sent.append({"role": "user", "content": "\n\n".join(results)})
+    return sent
+
+
+def _text(message: Mapping[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text", "") for p in content or () if isinstance(p, Mapping))
+
+
+def _call_text(call: Mapping[str, Any]) -> str:
+    function = call.get("function") or {}
+    arguments = function.get("arguments") or "{}"
+    try:
+        parsed = json.loads(arguments)
+    except ValueError:
+        parsed = arguments
+    return json.dumps({"name": function.get("name"), "arguments": parsed}, ensure_ascii=False)
+
+
+def tool_prompt(
+    system: str | None,
+    specs: Sequence[ToolSpec],
+    *,
+    constrained: bool,
+    reply: bool,
+) -> str:
+    """The system prompt with the tools described in it.
+
+    Constrained requests send no `tools`, so the prompt lists each tool with its
+    argument schema and says what JSON to answer with; otherwise it adds the
+    names and descriptions a server left out.
+    """
+    lines = [system] if system else []
+    if constrained:
+        shape = '{"name": TOOL, "arguments": {...}}'
+        how = f"Answer with one JSON object: {shape} to call a tool"
+        how += ', or {"reply": TEXT} to answer the user.' if reply else "."
+        lines.append(f"You can call these tools. {how}")
+        for spec in specs:
+            schema = json.dumps(_arguments_shape(spec.input_schema), ensure_ascii=False)
+            lines.append(f"- {spec.name}: {spec.description or spec.name} Arguments: {schema}")
+    else:
+        lines.append("Tools you can call:")
+        lines += [f"- {spec.name}: {spec.description or spec.name}" for spec in specs]
+    return "\n".join(lines)
+
+
+def _arguments_shape(schema: Mapping[str, Any]) -> Any:
+    """The schema without annotations a small model does not need."""
+    if isinstance(schema, Mapping):
+        return {
+            k: _arguments_shape(v)
+            for k, v in schema.items()
+            if k not in ("additionalProperties", "title", "$schema")
+        }
+    if isinstance(schema, (list, tuple)):
+        return [_arguments_shape(v) for v in schema]
+    return schema
