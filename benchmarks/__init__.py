@@ -69,6 +69,12 @@ class Measured:
     units: int
     """Median units per batch."""
     note: str
+    vs: float = float("nan")
+    """Median over rounds of (this subject's time / the reference subject's that round)."""
+    vs_lo: float = float("nan")
+    """Lower quartile of those ratios."""
+    vs_hi: float = float("nan")
+    """Upper quartile of those ratios."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -135,8 +141,12 @@ async def interleave(
     batch_seconds: float,
     warmup_seconds: float = 0.05,
     clock: str = "cpu",
+    reference: int | None = None,
 ) -> list[Measured]:
     """Time `subjects` in interleaved rounds; `subjects[0]` is the baseline.
+
+    With `reference`, each subject is also given as a ratio to `subjects[reference]`
+    in the same rounds (`Measured.vs`): two libraries compared directly.
 
     Must run inside an event loop (async subjects are awaited in it; sync subjects
     are called directly from the same coroutine). A unit slower than
@@ -151,6 +161,7 @@ async def interleave(
         steps.append(8 if spent / units < 20_000 else 1)
     per_unit: list[list[float]] = [[] for _ in subjects]
     ratios: list[list[float]] = [[] for _ in subjects]
+    versus: list[list[float]] = [[] for _ in subjects]
     units_seen: list[list[int]] = [[] for _ in subjects]
     order = list(range(len(subjects)))
     for round_ in range(rounds):
@@ -165,9 +176,12 @@ async def interleave(
         for index, value in enumerate(this_round):
             per_unit[index].append(value / 1e3)
             ratios[index].append(value / this_round[0])
+            if reference is not None:
+                versus[index].append(value / this_round[reference])
     measured = []
     for index, subject in enumerate(subjects):
         lo, hi = spread(ratios[index])
+        vs_lo, vs_hi = spread(versus[index])
         measured.append(
             Measured(
                 subject.name,
@@ -177,6 +191,9 @@ async def interleave(
                 hi,
                 round(median(units_seen[index])),
                 subject.note,
+                median(versus[index]),
+                vs_lo,
+                vs_hi,
             )
         )
     return measured

@@ -247,3 +247,21 @@ def functions(size: int = SIZE) -> tuple[Callable[..., Any], ...]:
 
 __all__ += ()  # the generated names stay importable but are not the module's API
 _ = (datetime, decimal, uuid, Annotated, Any, Literal, Ge, Gt, Le, MaxLen, MinLen, Field)
+
+
+def many(size: int) -> tuple[Callable[..., Any], ...]:
+    """`size` freshly generated functions (any size; the first 200 match the corpus).
+
+    Each call executes the generated source again, so the functions are new objects
+    (no cache of a previous build applies to them); the classes are the corpus's own.
+    """
+    namespace = dict(_namespace)
+    source = _generate(size, SEED)
+    exec(compile(source, __file__ + ":many", "exec"), namespace)
+    return tuple(
+        value
+        for value in namespace.values()
+        if callable(value)
+        and getattr(value, "__code__", None) is not None
+        and value.__code__.co_filename.endswith(":many")
+    )

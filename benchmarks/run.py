@@ -34,10 +34,14 @@ MARKER = "@@toolcast-bench@@ "
 SECTIONS = (
     "benchmarks.bench_dispatch",
     "benchmarks.bench_definition",
+    "benchmarks.bench_scaling",
     "benchmarks.bench_projection",
     "benchmarks.bench_catalog",
     "benchmarks.bench_memory",
     "benchmarks.bench_loop",
+    "benchmarks.bench_grpc",
+    "benchmarks.bench_aliases",
+    "benchmarks.bench_mcp",
 )
 DOC = ROOT / "docs" / "benchmarks.md"
 QUICK_DOC = ROOT / ".benchmarks" / "benchmarks-quick.md"

@@ -19,7 +19,17 @@ import pytest
 from annotated_types import MaxLen
 from pydantic import BaseModel
 
-from toolcast import Alias, Catalog, Tool, ToolCall, ToolDefinitionError, ToolError, tool, toolbox
+from toolcast import (
+    Alias,
+    Catalog,
+    FixedResolver,
+    Tool,
+    ToolCall,
+    ToolDefinitionError,
+    ToolError,
+    tool,
+    toolbox,
+)
 from toolcast._lock._schemadiff import schema_changes
 from toolcast.aliases import AliasSession, MemoryAliasStore, UnknownAliasError
 from toolcast.providers import (
@@ -143,8 +153,13 @@ def test_prefixes_are_checked_when_the_tool_is_defined() -> None:
     assert raised.value.codes == ("alias-prefix", "alias-conflict", "alias-type", "alias-prefix")
 
 
+def open_link(link_id: Annotated[UUID, Alias("link")]) -> str:
+    """Open a link."""
+    return str(link_id)
+
+
 def test_every_provider_projection_shows_the_id_form_and_never_a_uuid_format() -> None:
-    t = Tool.from_function(get_link)
+    t = Tool.from_function(open_link)
     for provider in PROVIDERS:
         text = json.dumps(provider.format_tools([t]))
         assert "An id like `link-1`." in text, provider.__name__
@@ -204,7 +219,8 @@ def test_the_model_sends_link_2_the_tool_gets_the_uuid_the_model_reads_aliases()
         {"id": "link-1", "page_theme_id": "theme-1", "workspace_id": str(WORKSPACE)},
         {"id": "link-2", "page_theme_id": "theme-1", "workspace_id": str(WORKSPACE)},
     ]
-    assert str(L1) not in listed.text and str(THEME) not in listed.text
+    assert str(L1) not in listed.text
+    assert str(THEME) not in listed.text
     assert str(WORKSPACE) in listed.text
     SEEN.clear()
     got = run(TOOLS, "get_link", '{"link_id": "link-2"}', session)
@@ -232,6 +248,11 @@ def test_an_invented_alias_is_an_error_result_naming_the_known_ones() -> None:
     assert raw.text.startswith(f"Argument 'link_id': '{L1}' is not a link id")
     empty = run(TOOLS, "get_link", '{"link_id": "link-1"}', AliasSession("other"))
     assert empty.text.endswith("(it has no link ids yet).")
+    mixed_up = run(TOOLS, "get_link", '{"link_id": "theme-1"}', session)
+    assert mixed_up.text == (
+        "Argument 'link_id': 'theme-1' is not a link id in this conversation "
+        "(known: link-1, link-2)."
+    )
 
 
 def test_the_known_list_is_capped() -> None:
@@ -239,8 +260,10 @@ def test_the_known_list_is_capped() -> None:
     for value in ids(25):
         session.register_sync("link", value)
     outcome = run(TOOLS, "get_link", '{"link_id": "link-99"}', session)
-    assert outcome.text.endswith("(known: link-1, link-2, link-3, link-4, link-5, link-6, "
-                                 "link-7, link-8, link-9, link-10 and 15 more).")
+    assert outcome.text.endswith(
+        "(known: link-1, link-2, link-3, link-4, link-5, link-6, "
+        "link-7, link-8, link-9, link-10 and 15 more)."
+    )
 
 
 def test_link_1_never_rewrites_link_10() -> None:
@@ -280,14 +303,14 @@ def test_upper_and_lower_case_uuids_are_one_id_and_the_code_gets_the_first_spell
     upper, lower = str(value).upper(), str(value)
     session = AliasSession("c")
 
-    def echo(link: Annotated[str, Alias("link")]) -> Annotated[str, Alias("link")]:
-        return link
+    def echo(link: Annotated[str, Alias("link")]) -> dict[str, Annotated[str, Alias("link")]]:
+        return {"link": link}
 
     assert session.register_sync("link", upper) == "link-1"
     assert session.register_sync("link", lower) == "link-1"
     outcome = Tool.from_function(echo).invoke_sync({"link": "link-1"}, aliases=session)
-    assert outcome.value == upper  # the original spelling reaches the code
-    assert outcome.text == '"link-1"'
+    assert outcome.value == {"link": upper}  # the original spelling reaches the code
+    assert outcome.text == '{"link":"link-1"}'
 
 
 def test_one_uuid_one_alias_and_counters_per_prefix_start_at_1() -> None:
@@ -350,9 +373,12 @@ def test_a_validation_error_quoting_a_uuid_shows_the_alias() -> None:
     session.register_sync("link", L1)
     session.register_sync("link", L2)
     outcome = Tool.from_function(pick).invoke_sync({"links": ["link-1", "link-2"]}, aliases=session)
+    assert outcome.error is not None
     assert outcome.error.kind == "invalid_arguments"
-    assert "link-1" in outcome.text and "link-2" in outcome.text
-    assert str(L1)[:8] not in outcome.text and str(L2)[:8] not in outcome.text
+    assert "link-1" in outcome.text
+    assert "link-2" in outcome.text
+    assert str(L1)[:8] not in outcome.text
+    assert str(L2)[:8] not in outcome.text
 
 
 def test_a_tool_error_quoting_a_known_uuid_shows_the_alias() -> None:
@@ -392,7 +418,8 @@ def test_idle_conversations_are_evicted_after_the_ttl() -> None:
     assert kept.register_sync("link", L1) == "link-1"  # use refreshes the TTL
     now[0] = 100
     kept.register_sync("link", L1)
-    assert "kept" in store and "dropped" not in store
+    assert "kept" in store
+    assert "dropped" not in store
     now[0] = 170
     assert kept.register_sync("link", L2) == "link-1"  # idle 70 s: forgotten
 
@@ -400,7 +427,8 @@ def test_idle_conversations_are_evicted_after_the_ttl() -> None:
 def test_an_empty_conversation_id_gets_a_throwaway_session() -> None:
     store = MemoryAliasStore()
     one, two = AliasSession("", store=store), AliasSession("")
-    assert one.throwaway and two.throwaway
+    assert one.throwaway
+    assert two.throwaway
     assert one.conversation_id != two.conversation_id
     one.register_sync("link", L1)
     assert two.register_sync("link", L2) == "link-1"
@@ -416,7 +444,7 @@ def test_a_snapshot_restores_the_session() -> None:
     assert again.conversation_id == "c"
     assert again.register_sync("link", L2) == "link-2"
     assert again.register_sync("theme", THEME) == "theme-1"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not an alias of a UUID"):
         AliasSession.from_json({"format": 1, "conversation_id": "c", "aliases": {"x": "y"}})
 
 
@@ -433,8 +461,10 @@ def test_every_providers_result_message_carries_the_aliases(provider: Any) -> No
     session = AliasSession("c")
     outcome = run(TOOLS, "list_links", "{}", session)
     text = json.dumps(provider.format_results([outcome]), default=str)
-    assert "link-1" in text and "theme-1" in text
-    assert str(L1) not in text and str(THEME) not in text
+    assert "link-1" in text
+    assert "theme-1" in text
+    assert str(L1) not in text
+    assert str(THEME) not in text
 
 
 def test_mcp_structured_content_carries_the_aliases() -> None:
@@ -448,14 +478,16 @@ def test_mcp_structured_content_carries_the_aliases() -> None:
     assert message["structuredContent"]["page_theme_id"] == "theme-1"
 
 
-def test_the_toolbox_listing_shows_ids_like_link_1() -> None:
-    @toolbox("links", description="Work with links.")
-    class Links:
-        @tool
-        def open_link(self, link_id: Annotated[UUID, Alias("link")]) -> str:
-            return str(link_id)
+@toolbox("links", "Work with links.")
+class Links:
+    @tool
+    def follow_link(self, link_id: Annotated[UUID, Alias("link")]) -> str:
+        """Follow a link."""
+        return str(link_id)
 
-    tools = Catalog([Links()]).select(include_selectors=True)
+
+def test_the_toolbox_listing_shows_ids_like_link_1() -> None:
+    tools = Catalog([Links], resolver=FixedResolver(Links())).select(include_selectors=True)
     listing = tools.invoke_sync(ToolCall("c", "links", "{}"), aliases=AliasSession("c"))
     assert "^link-[1-9][0-9]*$" in listing.text
     assert "An id like `link-1`." in listing.text
@@ -475,3 +507,52 @@ def test_an_alias_prefix_change_is_breaking_for_the_lock_file() -> None:
         assert kinds["alias-prefix-changed"] is True
     gone = schema_changes(old.input_schema, raw.input_schema, "output")
     assert any(c.kind == "alias-prefix-changed" and c.breaking for c in gone)
+
+
+def test_nested_results_alias_dataclass_fields_dict_values_and_optionals() -> None:
+    steps = ids(2)
+
+    def page() -> Page:
+        return {
+            "steps": [Step(link_id=steps[0]), Step(link_id=steps[1])],
+            "by_name": {"dark": THEME, "light": L1},
+            "maybe": None,
+        }
+
+    outcome = Tool.from_function(page).invoke_sync("{}", aliases=AliasSession("c"))
+    assert outcome.structured == {
+        "steps": [{"link_id": "link-1"}, {"link_id": "link-2"}],
+        "by_name": {"dark": "theme-1", "light": "theme-2"},
+        "maybe": None,
+    }
+
+
+def test_a_hand_written_tool_returning_one_id_as_text_shows_its_alias() -> None:
+    made = Tool.from_schema(
+        "new_thing",
+        "Make a thing.",
+        {"type": "object", "properties": {}},
+        lambda args: str(L2),
+        output_schema={"type": "string", "x-toolcast-alias": "thing"},
+    )
+    assert made.invoke_sync("{}", aliases=AliasSession("c")).text == "thing-1"
+
+
+def test_toolcast_check_reports_an_alias_prefix_change_as_breaking() -> None:
+    from toolcast._cli._lock import compare_locks, lock_document
+
+    def get_thing(thing_id: Annotated[UUID, Alias("link")]) -> None:
+        """Get a thing."""
+
+    def get_thing_renamed(thing_id: Annotated[UUID, Alias("url")]) -> None:
+        """Get a thing."""
+
+    old = lock_document(Catalog([Tool.from_function(get_thing)]))
+    new = lock_document(Catalog([Tool.from_function(get_thing_renamed, name="get_thing")]))
+    assert (
+        old["tools"]["get_thing"]["input_schema"]["properties"]["thing_id"]["x-toolcast-alias"]
+        == "link"
+    )
+    report = compare_locks(old, new)
+    [change] = [c for c in report.unexcused if c.kind == "alias-prefix-changed"]
+    assert change.message == "Argument 'thing_id' changed its alias prefix: link-1 -> url-1."

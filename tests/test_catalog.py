@@ -587,3 +587,17 @@ def test_benchmark_runs_in_quick_mode() -> None:
     assert figures["full"]["toolboxes"] == 6
     # Building a catalog never compiles a validator (they compile on first call).
     assert figures["full"]["validators_compiled"] == 0
+
+
+def test_catalog_repr_counts_in_words() -> None:
+    def one() -> None:
+        """One."""
+
+    def two() -> None:
+        """Two."""
+
+    assert repr(Catalog([one])) == "Catalog(1 tool, 0 toolboxes)"
+    assert repr(Catalog([one, two])) == "Catalog(2 tools, 0 toolboxes)"
+    boxed = Catalog()
+    boxed.add(documents.DocumentTools, resolver=FixedResolver(documents.DocumentTools()))
+    assert repr(boxed).endswith(" tools, 1 toolbox)")

@@ -57,6 +57,15 @@ def test_help_lists_every_command_and_exits_0(capsys: pytest.CaptureFixture[str]
     assert "exit codes: 0 ok, 1 a tool or schema error, 2 a usage error." in out
 
 
+def test_help_names_check_in_its_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 9: `toolcast --help` lists `check` with the other commands."""
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    summary = out.splitlines()[2]
+    assert "lock, check" in summary, summary
+    assert "    check     compare tools with a lock file" in out
+
+
 def test_version_names_the_installed_package(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--version")
     assert code == 0

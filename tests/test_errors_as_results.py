@@ -83,7 +83,10 @@ def test_text_that_is_not_json_gets_the_contract_message_and_where_it_broke(
     assert outcome.is_error
     # Worded for a model by toolcast._json_errors: the problem and where it is.
     assert outcome.text.startswith(
-        ("The arguments for 'order' are not valid JSON: ", "Your arguments for 'order' were cut off")
+        (
+            "The arguments for 'order' are not valid JSON: ",
+            "Your arguments for 'order' were cut off",
+        )
     )
     assert "(at character " in outcome.text or "cut off" in outcome.text
     assert_model_safe(outcome.text)

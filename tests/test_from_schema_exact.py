@@ -4,6 +4,7 @@ definition, exact values. One test per defect the issue lists, named after it.
 
 from __future__ import annotations
 
+import contextlib
 import decimal
 import json
 from typing import Any
@@ -339,7 +340,136 @@ def test_echoed_values_are_capped() -> None:
 
 
 def test_many_problems_are_counted_not_all_listed() -> None:
-    items = ", ".join(['{"qty": 0}'] * 5000)
+    items = ", ".join(['{"qty": 0}'] * 500)
     outcome = define(ORDER).invoke_sync(f'{{"items": [{items}]}}')
     assert outcome.text.startswith("Invalid arguments for 'order' (more than 20 problems):")
     assert outcome.text.endswith("... and more problems.")
+
+
+# -- the argument parser's guarantees hold ----------------------------------------------------
+
+
+def test_parser_guarantees_hold_for_hand_written_schemas() -> None:
+    from toolcast import Limits
+
+    t = Tool.from_schema("deep", "", {"type": "object"}, lambda a: a, limits=Limits(max_depth=3))
+    assert t.validate('{"a": {"b": 1}}') == {"a": {"b": 1}}
+    with pytest.raises(ValueError, match="nested deeper than 3 levels"):
+        t.validate('{"a": {"b": {"c": {}}}}')
+    with pytest.raises(ValueError, match="repeat the key"):
+        t.validate('{"a": 1, "a": 2}')
+    with pytest.raises(ValueError, match="NaN or Infinity"):
+        t.validate('{"a": NaN}')
+
+
+def test_closed_schemas_skip_the_depth_walk_without_accepting_deeper_values() -> None:
+    from toolcast._define._jsonschema import static_depth
+
+    closed = {
+        "type": "object",
+        "properties": {"tags": {"type": "array", "items": {"type": "string"}}},
+        "additionalProperties": False,
+    }
+    assert static_depth(closed) == 2
+    assert static_depth({"type": "object"}) is None
+    assert static_depth({"type": "object", "properties": {"x": {"$ref": "#"}}}) is None
+    assert not accepts(define(closed), '{"tags": [["nested"]]}')
+
+
+def test_backtracking_patterns_are_bounded() -> None:
+    import time
+
+    t = define(wrap({"type": "string", "pattern": "^(?=a)(a+)+$"}))
+    for size in (27, 100_000):
+        started = time.perf_counter()
+        outcome = t.invoke_sync('{"x": "' + "a" * size + '!"}')
+        assert outcome.is_error
+        assert time.perf_counter() - started < 0.25
+
+
+def test_a_megabyte_of_bad_items_is_answered_with_the_first_problem_without_collecting_all() -> (
+    None
+):
+    import time
+
+    items = ",".join(["{}"] * ((1 << 20) // 3 - 10))
+    started = time.perf_counter()
+    outcome = define(ORDER).invoke_sync(f'{{"items": [{items}]}}')
+    # Collecting every error took 13 s and 450 MB here; the bound leaves room for a slow CI.
+    assert time.perf_counter() - started < 3
+    assert outcome.text == (
+        "Argument 'items[0].qty' is required. "
+        "(Only the first problem is reported for arguments this large.)"
+    )
+
+
+# -- nothing raises but toolcast's own exceptions ---------------------------------------------
+
+_KEYWORDS = [
+    "type", "enum", "const", "minimum", "maximum", "multipleOf", "minLength", "pattern",
+    "format", "items", "prefixItems", "properties", "required", "additionalProperties",
+    "anyOf", "oneOf", "allOf", "not", "if", "then", "$ref", "$defs", "$id", "$anchor",
+    "$dynamicRef", "minItems", "uniqueItems", "contains", "propertyNames",
+    "unevaluatedProperties", "dependentRequired", "x-note",
+]  # fmt: skip
+
+
+def _fuzz_strategies() -> tuple[Any, Any]:
+    from hypothesis import strategies as st
+
+    scalars = (
+        st.none()
+        | st.booleans()
+        | st.integers(-(2**70), 2**70)
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.sampled_from(["string", "object", "integer", "#", "#/$defs/a", "date-time", "^a"])
+    )
+    values = st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=3)
+            | st.dictionaries(st.sampled_from([*_KEYWORDS, "a"]), inner, max_size=3)
+        ),
+        max_leaves=8,
+    )
+    return values, st.dictionaries(st.sampled_from(_KEYWORDS), values, max_size=4)
+
+
+_VALUES, _SCHEMAS = _fuzz_strategies()
+
+
+def test_hostile_schemas_and_arguments_raise_only_toolcast_errors() -> None:
+    from hypothesis import HealthCheck, given, settings
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(prop=_SCHEMAS, value=_VALUES)
+    def check(prop: dict[str, Any], value: Any) -> None:
+        try:
+            t = define({"type": "object", "properties": {"x": prop}, "$defs": {"a": prop}})
+        except ToolDefinitionError:
+            return
+        with contextlib.suppress(ValueError):  # refused in toolcast's words: fine
+            t.validate(json.dumps({"x": value}))
+
+    check()
+
+
+HOSTILE_TEXTS = {
+    "a million digits in a string": b'{"s": "' + b"1" * 1_000_000 + b'.5e"}',
+    "digit-e pairs in a string": b'{"s": "' + b"1e" * 500_000 + b'"}',
+    "digit-point pairs in a string": b'{"s": "' + b"1.0" * 300_000 + b'"}',
+    "a million zeros after a point": b'{"s": "1.' + b"0" * 1_000_000 + b'"}',
+    "long digit runs in a string": b'{"s": "' + b"12345678901234567 " * 50_000 + b'"}',
+}
+
+
+@pytest.mark.parametrize("text", list(HOSTILE_TEXTS.values()), ids=list(HOSTILE_TEXTS))
+def test_the_exact_number_scan_stays_linear_on_hostile_text(text: bytes) -> None:
+    import time
+
+    from toolcast._define._exact import exact_numbers
+
+    started = time.perf_counter()
+    value = exact_numbers(text)
+    assert time.perf_counter() - started < 0.25
+    assert isinstance(value["s"], str)

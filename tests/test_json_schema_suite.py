@@ -174,3 +174,43 @@ def test_every_gap_names_a_suite_file_and_a_reason() -> None:
     for key, why in GAPS.items():
         assert key.split(" :: ")[0] in FILES, key
         assert why.strip(), key
+
+
+LIBRARY_WORDING = (
+    "is not valid under",
+    "was expected",
+    "is not of type",
+    "False schema",
+    "Unevaluated",
+    "Additional properties",
+    "is a required property",
+    "does not match",
+    "is not one of",
+)
+
+
+def test_every_refusal_in_the_suite_is_in_toolcast_wording() -> None:
+    """Each invalid case's message: toolcast's sentences, never jsonschema-rs's."""
+    checked = 0
+    for name in FILES:
+        text = (TESTS / name).read_text()
+        for group, exact in zip(
+            json.loads(text), json.loads(text, parse_float=decimal.Decimal), strict=True
+        ):
+            try:
+                tool = Tool.from_schema("suite", "", wrap(group["schema"]), lambda args: args)
+            except ToolDefinitionError:
+                continue
+            for case in exact["tests"]:
+                try:
+                    tool.validate(dumps({"value": case["data"]}))
+                except ValueError as exc:
+                    message = str(exc)
+                else:
+                    continue
+                checked += 1
+                assert message.startswith(("Argument", "Invalid arguments", "Arguments for")), (
+                    message
+                )
+                assert not any(phrase in message for phrase in LIBRARY_WORDING), message
+    assert checked > 500

@@ -141,9 +141,21 @@ def test_a_megabyte_of_wrong_values_gives_a_capped_message() -> None:
     raw = '{"values": [' + ",".join(['"a"'] * 200_000) + "]}"
     assert len(raw) < MiB
     outcome = Tool.from_function(total).invoke_sync(raw)
-    assert outcome.text.startswith("Invalid arguments for 'total' (200000 problems):")
-    assert outcome.text.endswith("- ... and 199980 more problems.")
-    assert len(outcome.text) < 2_000
+    # Large input stops at each array's first bad item instead of collecting 200 000.
+    assert outcome.text == (
+        "Argument 'values[0]' must be an integer (got \"a\"). "
+        "Each array was checked up to its first bad item."
+    )
+
+
+def test_small_input_still_lists_and_counts_every_problem() -> None:
+    def total(values: list[int]) -> int:
+        return sum(values)
+
+    raw = '{"values": [' + ",".join(['"a"'] * 2_000) + "]}"
+    outcome = Tool.from_function(total).invoke_sync(raw)
+    assert outcome.text.startswith("Invalid arguments for 'total' (2000 problems):")
+    assert outcome.text.endswith("- ... and 1980 more problems.")
 
 
 # -- depth ---------------------------------------------------------------------------

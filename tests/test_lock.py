@@ -506,3 +506,71 @@ def test_version_bumps(old: str | None, new: str | None, bumped: bool) -> None:
 def test_compare_refuses_documents_that_are_not_lock_files() -> None:
     with pytest.raises(CatalogError, match="not a toolcast lock"):
         compare_locks({"format": "nope"}, lock_of(obj()))
+
+
+# -- targets as `inspect` and `call` take them (issue 10) --------------------------
+
+
+METHOD_TOOLS = """\
+from toolcast import tool
+
+
+class Shelf:
+    @tool
+    def count(self, shelf: str) -> int:
+        return len(shelf)
+"""
+
+
+def test_lock_and_check_take_a_file_path_with_method_tools(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from toolcast._cli._main import main
+
+    source = tmp_path / "shelf_tools.py"
+    source.write_text(METHOD_TOOLS, encoding="utf-8")
+    path = tmp_path / "shelf.lock.json"
+
+    assert main(["lock", str(source), "-o", str(path)]) == 0
+    assert list(json.loads(path.read_text(encoding="utf-8"))["tools"]) == ["count"]
+    assert main(["check", str(source), str(path)]) == 0
+    assert capsys.readouterr().out == "0 changes, 0 breaking, 0 without a version bump.\n"
+
+
+def test_lock_of_an_unimportable_target_prints_one_line_and_exits_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from toolcast._cli._main import main
+
+    for target in ("no_such_module_xyz", str(tmp_path / "missing.py")):
+        assert main(["lock", target]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1, err
+        assert err.startswith("toolcast: ")
+
+
+def test_lock_of_a_module_that_raises_on_import_exits_1_like_inspect(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from toolcast._cli._main import main
+
+    source = tmp_path / "raising_tools.py"
+    source.write_text("raise RuntimeError('no config')\n", encoding="utf-8")
+    for command in (["lock", str(source)], ["inspect", str(source)]):
+        assert main(command) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1, err
+        assert "failed: RuntimeError: no config" in err
+
+
+@pytest.mark.parametrize("where", ["missing_dir/out.json", "."])
+def test_lock_to_an_unwritable_output_says_so_and_exits_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, where: str
+) -> None:
+    from toolcast._cli._main import main
+
+    output = tmp_path / where
+    assert main(["lock", BEFORE, "-o", str(output)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"toolcast: cannot write {output}: ")
+    assert err.count("\n") == 1, err

@@ -238,7 +238,10 @@ def test_a_structured_value_matches_its_output_schema(
 
 def test_a_decimal_result_is_a_json_number_as_its_output_schema_says() -> None:
     tool_ = returning(decimal.Decimal("1.10"), decimal.Decimal)
-    assert tool_.spec.output_schema == {"type": "number"}
+    # The schema also allows a numeric string (what a Decimal parameter accepts);
+    # a result is always written as a number.
+    assert tool_.spec.output_schema is not None
+    assert {"type": "number"} in tool_.spec.output_schema["anyOf"]
     assert tool_.invoke_sync("{}").text == "1.10"
 
 
@@ -394,3 +397,38 @@ def test_an_enveloped_error_is_a_plain_message() -> None:
         raise ValueError("nope")
 
     assert Tool.from_function(fail).invoke_sync("{}").text == "Tool 'fail' failed: ValueError: nope"
+
+
+# -- small API edges (issue 9 item 4) -------------------------------------------------
+
+
+def test_tool_result_with_a_string_is_one_text_part() -> None:
+    assert ToolResult(content="text").content == (TextPart("text"),)  # type: ignore[arg-type]
+    assert ToolResult(TextPart("a")).content == (TextPart("a"),)  # type: ignore[arg-type]
+
+    @tool
+    def note() -> ToolResult:
+        """A note."""
+        return ToolResult("written")  # type: ignore[arg-type]
+
+    outcome = Tool.from_function(note).invoke_sync({})
+    assert outcome.text == "written"
+    assert outcome.content == (TextPart("written"),)
+
+
+def test_tool_result_refuses_parts_that_are_not_parts_at_construction() -> None:
+    with pytest.raises(TypeError, match="wrap text as TextPart"):
+        ToolResult(["a", TextPart("b")])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="not int"):
+        ToolResult(7)  # type: ignore[arg-type]
+
+
+def test_tool_outcome_repr_shows_no_private_marker() -> None:
+    def count() -> dict[str, int]:
+        """Count."""
+        return {"n": 1}
+
+    outcome = Tool.from_function(count).invoke_sync({})
+    assert "Marker" not in repr(outcome)
+    assert "structured_value" not in repr(outcome)
+    assert outcome.structured == {"n": 1}

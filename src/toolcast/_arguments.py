@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import decimal
 import re
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -17,6 +18,7 @@ from typing import Any, Protocol
 import jiter
 from pydantic_core import SchemaValidator, ValidationError, to_json
 
+from toolcast._define._formats import INTS_FROM_TEXT, PATTERN_DEADLINE, PATTERN_TIMEOUT
 from toolcast._json_errors import arguments_message
 from toolcast._messages import format_validation_errors
 from toolcast._spec import Arguments
@@ -45,18 +47,21 @@ class ArgumentsError(Exception):
 
 
 def _too_deep(value: Any, limit: int) -> bool:
-    # A stack of iterators, one per level: memory grows with the depth, not the width
-    # (a megabyte of `[{}, {}, ...]` would otherwise stack a tuple per item).
-    stack = [iter((value,))]
-    while stack:
-        for item in stack[-1]:
-            if isinstance(item, (dict, list)):
-                if len(stack) > limit:
-                    return True
-                stack.append(iter(item.values() if isinstance(item, dict) else item))
-                break
-        else:
-            stack.pop()
+    # Level by level, holding references only: a megabyte of `[{}, {}, ...]` costs a
+    # list of pointers, not a tuple per item.
+    level = [value]
+    depth = 1
+    while level:
+        if depth > limit:
+            return True
+        below = []
+        for item in level:
+            if item:
+                for child in item.values() if type(item) is dict else item:
+                    if type(child) is dict or type(child) is list:
+                        below.append(child)
+        level = below
+        depth += 1
     return False
 
 
@@ -108,64 +113,102 @@ def _is_utf8(raw: str | bytes) -> bool:
     return True
 
 
-def _as_digits(value: Any, exact: Any, where: str) -> Any:
-    is_number = isinstance(exact, (int, float, decimal.Decimal)) and not isinstance(exact, bool)
-    return str(exact) if is_number else value
+_NUMBERS = (int, decimal.Decimal)
+_DECIMAL = decimal.Decimal
 
 
-def _as_integer(value: Any, exact: Any, where: str) -> Any:
-    if not isinstance(value, float) or not isinstance(exact, decimal.Decimal):
+def _as_digits(value: Any, exact: Any) -> Any:
+    return str(exact) if type(exact) in _NUMBERS else value
+
+
+class _NotIntegral(Exception):
+    """A number at an integer position has a fraction a float would round away."""
+
+    def __init__(self, exact: decimal.Decimal) -> None:
+        self.exact = exact
+        self.where = ""
+
+
+def _as_integer(value: Any, exact: Any) -> Any:
+    if type(value) is not float or type(exact) is not decimal.Decimal:
         return value
     if exact != exact.to_integral_value():
-        # A float would round 1.0000000000000000001 to 1.0, an integer.
-        got = clip(str(exact), _GOT_CHARS)
-        raise ArgumentsError(f"Argument '{where.lstrip('.')}' must be an integer (got {got}).")
+        raise _NotIntegral(exact)  # a float would round 1.0000000000000000001 to 1.0
     return int(exact)
 
 
 def _exact_at(
-    value: Any,
-    exact: Any,
-    path: tuple[Any, ...],
-    convert: Callable[[Any, Any, str], Any],
-    where: str = "",
+    value: Any, exact: Any, path: tuple[Any, ...], convert: Callable[[Any, Any], Any]
 ) -> Any:
-    """`value` with the numbers at `path` replaced by `convert(value, exact, where)`."""
+    """`value` with the numbers at `path` replaced by `convert(value, exact)`."""
     if not path:
-        return convert(value, exact, where)
+        return convert(value, exact)
     head, rest = path[0], path[1:]
-    if head == "*":
-        if isinstance(value, dict) and isinstance(exact, dict):
-            return {
-                k: _exact_at(v, exact[k], rest, convert, f"{where}.{k}") for k, v in value.items()
-            }
-        if isinstance(value, list) and isinstance(exact, list):
-            return [
-                _exact_at(v, e, rest, convert, f"{where}[{i}]")
-                for i, (v, e) in enumerate(zip(value, exact, strict=True))
-            ]
-        return value
-    if isinstance(head, int):
-        if isinstance(value, list) and isinstance(exact, list) and head < len(value):
-            item = _exact_at(value[head], exact[head], rest, convert, f"{where}[{head}]")
-            return [*value[:head], item, *value[head + 1 :]]
-        return value
-    if isinstance(value, dict) and isinstance(exact, dict) and head in value:
-        return {**value, head: _exact_at(value[head], exact[head], rest, convert, f"{where}.{head}")}
+    try:
+        if head == "*":
+            if isinstance(value, dict) and isinstance(exact, dict):
+                return {k: _exact_at(v, exact[k], rest, convert) for k, v in value.items()}
+            if isinstance(value, list) and isinstance(exact, list):
+                # `list[Decimal]`, `list[int]`: no call per item.
+                if not rest and convert is _as_digits:
+                    return [str(e) if type(e) in _NUMBERS else e for e in exact]
+                if not rest and convert is _as_integer:
+                    odd = next(
+                        (e for e in exact if type(e) is _DECIMAL and e != e.to_integral_value()),
+                        None,
+                    )
+                    if odd is not None:
+                        raise _NotIntegral(odd)
+                    return [
+                        int(e) if type(e) is _DECIMAL else v
+                        for v, e in zip(value, exact, strict=True)
+                    ]
+                if not rest:
+                    return [convert(v, e) for v, e in zip(value, exact, strict=True)]
+                return [_exact_at(v, e, rest, convert) for v, e in zip(value, exact, strict=True)]
+            return value
+        if isinstance(head, int):
+            if isinstance(value, list) and isinstance(exact, list) and head < len(value):
+                item = _exact_at(value[head], exact[head], rest, convert)
+                return [*value[:head], item, *value[head + 1 :]]
+            return value
+        if isinstance(value, dict) and isinstance(exact, dict) and head in value:
+            return {**value, head: _exact_at(value[head], exact[head], rest, convert)}
+    except _NotIntegral as exc:
+        # Only the failing call pays for naming where it was.
+        if head == "*":
+            if isinstance(value, dict):
+                key = next(k for k, e in exact.items() if _contains(e, exc.exact, rest))
+                exc.where = f".{key}{exc.where}"
+            else:
+                index = next(i for i, e in enumerate(exact) if _contains(e, exc.exact, rest))
+                exc.where = f"[{index}]{exc.where}"
+        else:
+            exc.where = f"[{head}]{exc.where}" if isinstance(head, int) else f".{head}{exc.where}"
+        raise
     return value
 
 
-def _floats_at(value: Any, path: tuple[Any, ...]) -> bool:
-    """Whether a JSON number written with a fraction or exponent sits at `path`."""
+def _contains(exact: Any, number: decimal.Decimal, path: tuple[Any, ...]) -> bool:
+    """Whether `number` (the same object) sits at `path` inside `exact`."""
     if not path:
-        return isinstance(value, float)
+        return exact is number
     head, rest = path[0], path[1:]
     if head == "*":
-        items = value.values() if isinstance(value, dict) else value
-        return isinstance(value, (dict, list)) and any(_floats_at(v, rest) for v in items)
+        items = exact.values() if isinstance(exact, dict) else exact
+        return isinstance(exact, (dict, list)) and any(_contains(e, number, rest) for e in items)
     if isinstance(head, int):
-        return isinstance(value, list) and head < len(value) and _floats_at(value[head], rest)
-    return isinstance(value, dict) and head in value and _floats_at(value[head], rest)
+        return (
+            isinstance(exact, list) and head < len(exact) and _contains(exact[head], number, rest)
+        )
+    return isinstance(exact, dict) and head in exact and _contains(exact[head], number, rest)
+
+
+def _holds_floats(raw: str | bytes) -> bool:
+    """Whether the text may hold a number written with a fraction or exponent."""
+    if isinstance(raw, str):
+        return _FRACTION_TEXT.search(raw) is not None
+    return _FRACTION_BYTES.search(raw) is not None
 
 
 def clip(text: str, limit: int) -> str:
@@ -178,13 +221,18 @@ _FULL_REPORT_BYTES = 16 * 1024
 """Up to this size every problem is found and counted; above it each array, set and
 dict stops at its first bad item, so a megabyte of bad items costs one error, not a
 million (pydantic-core has no cap on collected errors)."""
-_MAX_ERRORS_READ = 1000
+_MAX_ERRORS_READ = 20_000
 """More errors than this (a flood of unknown keys) are never materialised in Python;
 a trimmed copy of the input is validated to find the ones to show."""
 _KEPT_UNKNOWN_KEYS = 50
-# A digit then `.`, `e` or `E`: the text may hold a number a float would round.
-_FLOAT_TEXT = re.compile(r"[0-9][.eE]")
-_FLOAT_BYTES = re.compile(rb"[0-9][.eE]")
+# An exponent, or 17 digits and dots in a row: the text may hold a number a float
+# would round (up to 15 significant digits a float keeps a number's integrality).
+_FLOAT_TEXT = re.compile(r"[0-9][eE]|[0-9.]{17}")
+# Any number with a fraction or exponent: validation may have met one where an int goes
+# (INT_BASE sends integral floats back, inside unions too, where its error is hidden).
+_FRACTION_TEXT = re.compile(r"[0-9][.eE]")
+_FRACTION_BYTES = re.compile(rb"[0-9][.eE]")
+_FLOAT_BYTES = re.compile(rb"[0-9][eE]|[0-9.]{17}")
 
 
 def fail_fast(core: Any) -> Any:
@@ -260,6 +308,7 @@ class Parser:
         "_limits",
         "_no_text",
         "_schema",
+        "_timed",
         "_tool",
         "_validator",
     )
@@ -274,13 +323,23 @@ class Parser:
         static_depth: int | None,
         guards: tuple[tuple[Any, ...], ...] = (),
         bounded: Callable[[], SchemaValidator] | None = None,
+        timed: bool = False,
     ) -> None:
-        """Args:
-        guards: Paths to exact numbers: ending in `int`, an integer; in `...`, a
-            Decimal that may also come as a numeric string; else a Decimal that must
-            not be a string.
-        bounded: Builds the same validator with containers stopping at their first
-            error, used for large input (built when first needed).
+        """Set up the parser of one tool.
+
+        Args:
+            tool: The tool's name, for messages.
+            validator: Validates the argument text.
+            schema: The input schema, for messages.
+            limits: Size and depth bounds.
+            static_depth: The deepest nesting the schema allows (None: unbounded).
+            guards: Paths to exact numbers: ending in `int`, an integer; in `...`, a
+                Decimal that may also come as a numeric string; else a Decimal that
+                must not be a string.
+            bounded: Builds the same validator with containers stopping at their
+                first error, used for large input (built when first needed).
+            timed: The validator runs back-tracking patterns, which share one time
+                bound per call (`PATTERN_TIMEOUT`).
         """
         self._tool = tool
         self._validator = validator
@@ -294,6 +353,7 @@ class Parser:
         self._decimals = (*self._no_text, *(g[:-1] for g in guards if g[-1:] == (...,)))
         self._bounded: SchemaValidator | Callable[[], SchemaValidator] | None = bounded
         self._known: set[str] | None = None
+        self._timed = timed
 
     def _fail_json(self, exc: ValueError, raw: str | bytes) -> ArgumentsError:
         text = str(exc)
@@ -364,16 +424,32 @@ class Parser:
             raise ArgumentsError(
                 f"Arguments for '{self._tool}' are nested deeper than {limit} levels."
             )
-        if self._decimals or self._integers:
-            raw = self._exact_numbers(raw, parsed)
+        text = self._exact_numbers(raw, parsed, integers=False) if self._decimals else raw
         validator = self._validator
         partial = self._bounded is not None and len(raw) > _FULL_REPORT_BYTES
         if partial:
             validator = self._bounded_validator()
+        token = PATTERN_DEADLINE.set(time.perf_counter() + PATTERN_TIMEOUT) if self._timed else None
         try:
-            return validator.validate_json(raw)
-        except ValidationError as exc:
-            raise ArgumentsError(self._describe(exc, parsed, partial=partial)) from None
+            try:
+                return validator.validate_json(text)
+            except ValidationError as exc:
+                failed = exc
+            if _holds_floats(raw):
+                # A float may have reached an int position (`1e23`, `2.0`): read the
+                # text's digits exactly and validate again. Plain integers never do.
+                text = self._exact_numbers(raw, parsed, integers=True)
+                exact = INTS_FROM_TEXT.set(True)
+                try:
+                    return validator.validate_json(text)
+                except ValidationError as exc:
+                    failed = exc
+                finally:
+                    INTS_FROM_TEXT.reset(exact)
+            raise ArgumentsError(self._describe(failed, parsed, partial=partial)) from None
+        finally:
+            if token is not None:
+                PATTERN_DEADLINE.reset(token)
 
     def _bounded_validator(self) -> SchemaValidator:
         bounded = self._bounded
@@ -393,6 +469,7 @@ class Parser:
         if self._known is None:
             self._known = _property_names(self._schema, set())
         validator = self._bounded_validator() if self._bounded is not None else self._validator
+        exact = INTS_FROM_TEXT.set(True)  # a float at an int position: read it as before
         try:
             validator.validate_json(to_json(_trimmed(parsed, self._known)))
         except ValidationError as small:
@@ -403,9 +480,11 @@ class Parser:
                 )
         except ArgumentsError as small:
             return small.message
+        finally:
+            INTS_FROM_TEXT.reset(exact)
         return f"Invalid arguments for '{self._tool}' ({count} problems, mostly unknown keys)."
 
-    def _exact_numbers(self, raw: str | bytes, parsed: Any) -> str | bytes:
+    def _exact_numbers(self, raw: str | bytes, parsed: Any, *, integers: bool) -> str | bytes:
         """Give the validator the exact digits of numbers where a Decimal or int goes.
 
         pydantic-core reads JSON numbers written with a fraction or exponent through a
@@ -416,21 +495,34 @@ class Parser:
             if where is not None:
                 where = clip(where.lstrip("."), 200)
                 raise ArgumentsError(f"Argument '{where}' must be a number, not a string.")
-        # Most integer arguments are plain digits, which are exact already.
-        floats = isinstance(raw, str) and _FLOAT_TEXT.search(raw) is not None
-        floats |= isinstance(raw, bytes) and _FLOAT_BYTES.search(raw) is not None
-        integers = floats and any(_floats_at(parsed, guard) for guard in self._integers)
+        if integers:
+            # Re-read only when the text has digits a float could have rounded; else
+            # the floats are exact and the validator converts them.
+            pattern = _FLOAT_TEXT if isinstance(raw, str) else _FLOAT_BYTES
+            integers = pattern.search(raw) is not None  # type: ignore[arg-type]
         if not self._decimals and not integers:
             return raw
-        exact = jiter.from_json(
-            raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw,
-            float_mode="decimal",
-        )
+        try:
+            exact = jiter.from_json(
+                raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw,
+                float_mode="decimal",
+            )
+        except ValueError:  # an exponent beyond Decimal's range (1e1000000000000000000)
+            raise ArgumentsError(
+                f"Arguments for '{self._tool}' contain a number too large to handle."
+            ) from None
         for guard in self._decimals:
             parsed = _exact_at(parsed, exact, guard, _as_digits)
         if integers:
-            for guard in self._integers:
-                parsed = _exact_at(parsed, exact, guard, _as_integer)
+            try:
+                for guard in self._integers:
+                    parsed = _exact_at(parsed, exact, guard, _as_integer)
+            except _NotIntegral as exc:
+                where = clip(exc.where.lstrip("."), 200)
+                got = clip(str(exc.exact), _GOT_CHARS)
+                raise ArgumentsError(
+                    f"Argument '{where}' must be an integer (got {got})."
+                ) from None
         return to_json(parsed)
 
     def _too_large(self, size: int) -> ArgumentsError:

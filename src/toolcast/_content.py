@@ -63,8 +63,33 @@ class ToolResult:
     """A result a tool builds itself: explicit parts, optionally marked as an error."""
 
     content: Sequence[ContentPart] = field(default_factory=tuple)
-    """The parts sent to the model, in order."""
+    """The parts sent to the model, in order (a plain string is taken as one text part)."""
     is_error: bool = False
     """Send the parts as an error result (the model should correct itself)."""
     structured: Any = None
     """An optional JSON-ready value for targets that carry structured output (MCP)."""
+
+    def __post_init__(self) -> None:
+        # `ToolResult("text")` and `ToolResult(TextPart(...))` mean one part; anything
+        # that is not a part is refused here, not when the result is sent.
+        content: Any = self.content
+        if isinstance(content, str):
+            content = (TextPart(content),)
+        elif isinstance(content, (TextPart, JsonPart, ImagePart)):
+            content = (content,)
+        elif isinstance(content, (bytes, bytearray)) or not isinstance(content, Sequence):
+            msg = (
+                "ToolResult content must be a string or a list of TextPart, JsonPart "
+                f"and ImagePart, not {type(content).__name__}."
+            )
+            raise TypeError(msg)
+        else:
+            content = tuple(content)
+        for part in content:
+            if not isinstance(part, (TextPart, JsonPart, ImagePart)):
+                msg = (
+                    "ToolResult content parts must be TextPart, JsonPart or ImagePart, "
+                    f"not {type(part).__name__}; wrap text as TextPart(...)."
+                )
+                raise TypeError(msg)
+        object.__setattr__(self, "content", content)

@@ -7,6 +7,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolcast._clock import SYSTEM_CLOCK, Clock
+from toolcast._cost import Cost
+
 ProgressHook = Callable[[float, "float | None", "str | None"], None]
 """`(progress, total, message) -> None`: where a call's progress reports go."""
 
@@ -39,6 +42,10 @@ class ToolContext:
     """Set when the call is cancelled or timed out; sync code may poll it."""
     progress_hook: ProgressHook | None = None
     """Set by the host (e.g. the MCP server) to forward `report_progress`; must be thread-safe."""
+    clock: Clock = SYSTEM_CLOCK
+    """The clock the call's timeout runs on; sleep on it (`await ctx.clock.sleep(s)`)."""
+    costs: list[Cost] = field(default_factory=list)
+    """The cost lines recorded so far in this call (`add_cost`); the outcome gets them."""
 
     @property
     def cancelled(self) -> bool:
@@ -55,8 +62,25 @@ class ToolContext:
         if self.progress_hook is not None:
             self.progress_hook(progress, total, message)
 
+    def add_cost(self, amount: float, unit: str = "usd", label: str | None = None) -> Cost:
+        """Record what this call spent; the line is on the outcome however the call ends.
+
+        Thread-safe (a sync tool in a worker thread may call it). Lines recorded
+        after a timeout has answered the model are not on that outcome.
+
+        Raises:
+            TypeError, ValueError: `amount` is not a finite number, or `unit` is empty.
+        """
+        line = Cost(amount, unit, label)
+        self.costs.append(line)
+        return line
+
     def bind(self, *, call_id: str | None, tool_name: str) -> ToolContext:
-        """A copy for one call, sharing `state` and the progress hook, with its own cancel signal."""
+        """A copy for one call: same state, hook and clock; its own cancel signal and costs."""
         return ToolContext(
-            call_id=call_id, tool_name=tool_name, state=self.state, progress_hook=self.progress_hook
+            call_id=call_id,
+            tool_name=tool_name,
+            state=self.state,
+            progress_hook=self.progress_hook,
+            clock=self.clock,
         )

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal, TypeAlias
 
 from toolcast._content import ContentPart, JsonPart, TextPart
+from toolcast._cost import Cost
 
-__all__ = ("ErrorKind", "ToolFailure", "ToolOutcome", "refused_call")
+__all__ = ("ErrorKind", "ToolFailure", "ToolOutcome", "refused_call", "with_costs")
 
 ErrorKind: TypeAlias = Literal[
     "invalid_arguments",
@@ -49,12 +51,14 @@ class ToolOutcome:
     """The whole result as one string, for text-only targets."""
     value: Any = None
     """The Python value the tool returned (successful calls only)."""
-    structured_value: Any = None
+    structured_value: Any = field(default=None, repr=False)
     """Internal: the structured value, or a marker meaning "derive it from the JSON part"."""
     error: ToolFailure | None = None
     """Why it failed, when `is_error`."""
     exception: BaseException | None = None
     """The exception behind a failure, for the host's logs; never shown to the model."""
+    costs: tuple[Cost, ...] = ()
+    """What the call spent (`ToolContext.add_cost`), kept on success and failure alike."""
 
     @property
     def structured(self) -> Any:
@@ -104,6 +108,7 @@ _SETTERS = tuple(
         "structured_value",
         "error",
         "exception",
+        "costs",
     )
 )
 if len(_SETTERS) != len(fields(ToolOutcome)):  # pragma: no cover - a field was added
@@ -120,7 +125,7 @@ def succeeded(
 ) -> ToolOutcome:
     """A successful outcome, made on the per-call hot path.
 
-    Same result as `ToolOutcome(...)` without the frozen dataclass's nine
+    Same result as `ToolOutcome(...)` without the frozen dataclass's per-field
     `object.__setattr__` calls: the slot descriptors are written directly
     (measured 2.3 µs -> 0.8 µs per outcome).
     """
@@ -135,7 +140,15 @@ def succeeded(
     s[6](outcome, structured_value)
     s[7](outcome, None)
     s[8](outcome, None)
+    s[9](outcome, ())
     return outcome
+
+
+def with_costs(outcome: ToolOutcome, costs: Sequence[Cost]) -> ToolOutcome:
+    """`outcome` carrying a call's recorded cost lines too (itself when there are none)."""
+    if not costs:
+        return outcome
+    return dataclasses.replace(outcome, costs=(*outcome.costs, *costs))
 
 
 def refused_call(call_id: str, name: str, provider_data: Mapping[str, Any]) -> ToolOutcome | None:

@@ -6,7 +6,6 @@ import base64
 import dataclasses
 import decimal
 import enum
-import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,9 +13,18 @@ from pydantic_core import to_json, to_jsonable_python
 
 from toolcast._content import ContentPart, ImagePart, JsonPart, TextPart, ToolResult
 from toolcast._outcome import ToolFailure, ToolOutcome, succeeded
+from toolcast._receiver import HostError
 from toolcast._spec import ToolSpec
+from toolcast.errors import ToolError
 
-__all__ = ("SCHEMA_DIALECT", "outcome_of", "text_of")
+__all__ = (
+    "SCHEMA_DIALECT",
+    "cap_result",
+    "deprecation_noted",
+    "failure_of",
+    "outcome_of",
+    "text_of",
+)
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _PARTS = (TextPart, JsonPart, ImagePart)
@@ -76,6 +84,8 @@ def exact_json(value: Any) -> str:
     which is not what the output schema says; this path is taken only by tools
     whose return type holds such values.
     """
+    import secrets  # this rare path only; not worth loading at `import toolcast`
+
     digits: list[str] = []
     token = f"\u0000{secrets.token_hex(8)}:"
     text = to_json(_exact(value, digits, token), inf_nan_mode="null").decode()
@@ -133,6 +143,95 @@ def outcome_of(
         text = f'{{"schema":{to_json(envelope).decode()},"result":{text}}}'
         structured = _LazyEnveloped
     return succeeded(call_id, name, (JsonPart(text),), text, value, structured)
+
+
+def deprecation_noted(spec: ToolSpec, outcome: ToolOutcome) -> ToolOutcome:
+    """A deprecated tool's successful outcome, with a note for the model at the end."""
+    if spec.deprecated is None or outcome.is_error:
+        return outcome
+    reason = spec.deprecated.strip().rstrip(".")
+    note = f"Note: tool '{spec.name}' is deprecated"
+    note += f": {reason}." if reason else "."
+    if spec.replaced_by:
+        note += f" Use '{spec.replaced_by}' instead."
+    parts = (*outcome.content, TextPart(note))
+    text = f"{outcome.text}\n{note}" if outcome.text else note
+    return dataclasses.replace(outcome, content=parts, text=text)
+
+
+_MAX_EXCEPTION_TEXT = 500
+
+
+def failure_of(name: str, exc: BaseException, call_id: str | None) -> ToolOutcome:
+    """The error outcome for an exception out of tool `name` (no traceback for the model)."""
+    if isinstance(exc, ToolError):
+        return ToolOutcome.failure(
+            "tool_error", exc.message, tool_name=name, call_id=call_id, exception=exc
+        )
+    if isinstance(exc, HostError):
+        message = f"Tool '{name}' is not available right now."
+        return ToolOutcome.failure(
+            "exception", message, tool_name=name, call_id=call_id, exception=exc
+        )
+    try:
+        detail = str(exc)
+    except Exception:
+        detail = ""
+    if len(detail) > _MAX_EXCEPTION_TEXT:
+        detail = detail[: _MAX_EXCEPTION_TEXT - 1] + "…"
+    message = f"Tool '{name}' failed: {type(exc).__name__}"
+    if detail:
+        message += f": {detail}"
+    return ToolOutcome.failure("exception", message, tool_name=name, call_id=call_id, exception=exc)
+
+
+def truncation_note(shown: int, total: int) -> str:
+    """The line a model reads at the end of a result that was cut."""
+    return (
+        f"[Result truncated: showing {shown} of {total} characters. "
+        "Ask for less (a narrower query, fewer fields, or a page) to see the rest.]"
+    )
+
+
+def cap_result(outcome: ToolOutcome, max_chars: int) -> ToolOutcome:
+    """`outcome` with its text cut to `max_chars`, and a note saying so, when longer.
+
+    Parts are kept in order until the budget runs out; the part that crosses it is
+    cut (a cut JSON part is no longer JSON, so it becomes text) and the rest are
+    dropped, except images, which are not text. The Python `value` stays whole for
+    the host; the structured value is dropped, since the model did not see it all.
+    """
+    total = len(outcome.text)
+    if total <= max_chars:
+        return outcome
+    budget = max_chars
+    parts: list[ContentPart] = []
+    for part in outcome.content:
+        if isinstance(part, ImagePart):
+            parts.append(part)
+            continue
+        if budget <= 0:
+            continue
+        if len(part.text) <= budget:
+            parts.append(part)
+            budget -= len(part.text) + 1  # text_of joins parts with a newline
+        else:
+            parts.append(TextPart(part.text[:budget]))
+            budget = 0
+    if not outcome.content:  # text without parts: nothing else to cut
+        parts.append(TextPart(outcome.text[:max_chars]))
+    note = truncation_note(max_chars, total)
+    parts.append(TextPart(note))
+    error = outcome.error
+    if error is not None:
+        error = ToolFailure(error.kind, f"{error.message[:max_chars]}\n{note}")
+    return dataclasses.replace(
+        outcome,
+        content=tuple(parts),
+        text=text_of(parts),
+        structured_value=None,
+        error=error,
+    )
 
 
 class _LazyMarker:

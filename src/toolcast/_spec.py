@@ -77,9 +77,12 @@ class ToolCall:
     """Target-specific data that must survive the round trip (Gemini thought signatures)."""
 
 
+_JSON_VALUES = (list, tuple, int, float, type(None))
+
+
 def unpack_call(
     arguments: Any, call_id: str | None, null_means_default: bool | None
-) -> tuple[Arguments, str | None, bool]:
+) -> tuple[Any, str | None, bool]:
     """The arguments, call id and null handling of an invoke, from a `ToolCall` or arguments.
 
     Keyword values win over what the call carries; a `ToolCall` parsed from a
@@ -95,7 +98,9 @@ def unpack_call(
             null_means_default = bool(arguments.provider_data.get("null_means_default"))
         # What the model sent goes to the parser as it is: a bad value is its result.
         return arguments.arguments, call_id, null_means_default
-    if not isinstance(arguments, (str, bytes, bytearray, Mapping)):
+    # A JSON value that is not an object (a list, a number, None) may be what the
+    # model sent, parsed by the host: that is the model's mistake, an error result.
+    if not isinstance(arguments, (str, bytes, bytearray, Mapping, *_JSON_VALUES)):
         msg = (
             "invoke takes a ToolCall, or the arguments alone (JSON text, bytes or a "
             f"mapping); got {type(arguments).__name__}."

@@ -7,26 +7,33 @@ so large catalogs build fast.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import dataclasses
 import functools
 import inspect
-from collections.abc import Awaitable, Callable, Mapping
+import sys
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias
 
 from pydantic_core import CoreConfig, SchemaValidator
 
 from toolcast._arguments import ArgumentsError, Limits, Parser, fail_fast
-from toolcast._content import TextPart
+from toolcast._clock import SYSTEM_CLOCK, wait_for
 from toolcast._context import ToolContext
 from toolcast._define._decorator import ToolOptions, options_of
 from toolcast._define._function import Analysis, analyse
 from toolcast._define._schema import MISSING
 from toolcast._frozen import freeze
 from toolcast._json import JsonSchema
-from toolcast._outcome import ToolOutcome
-from toolcast._result import SCHEMA_DIALECT, outcome_of
+from toolcast._outcome import ToolOutcome, with_costs
+from toolcast._receiver import HostError, receiver_later, receiver_now
+from toolcast._result import (
+    SCHEMA_DIALECT,
+    cap_result,
+    deprecation_noted,
+    failure_of,
+    outcome_of,
+)
 from toolcast._spec import Arguments, ToolCall, ToolSpec, unpack_call
 from toolcast.aliases._apply import (
     AliasPlans,
@@ -39,7 +46,7 @@ from toolcast.aliases._apply import (
 )
 from toolcast.aliases._declare import has_marks, model_facing, strip_marks
 from toolcast.aliases._session import AliasSession
-from toolcast.errors import DefinitionProblem, ToolDefinitionError, ToolError
+from toolcast.errors import DefinitionProblem, ToolDefinitionError
 
 __all__ = ("TargetResolver", "Tool")
 
@@ -47,7 +54,7 @@ TargetResolver: TypeAlias = "Callable[[Tool, ToolCall], Any]"
 """Returns the instance a method tool runs on, for one call (`(tool, call) -> self`)."""
 
 _MISSING: Any = object()
-_MAX_EXCEPTION_TEXT = 500
+_RECEIVER: Any = object()  # the key invoke hands the resolved instance under
 
 
 class _Raised(Exception):
@@ -57,8 +64,14 @@ class _Raised(Exception):
         self.original = original
 
 
+# asyncio loads on first use (it is a large share of `import toolcast`).
 # Python 3.10: asyncio.TimeoutError is not yet the builtin TimeoutError.
-_TIMEOUTS = (TimeoutError, asyncio.TimeoutError)
+if sys.version_info >= (3, 11):
+    _TIMEOUTS: tuple[type[BaseException], ...] = (TimeoutError,)
+else:  # pragma: no cover
+    import asyncio
+
+    _TIMEOUTS = (TimeoutError, asyncio.TimeoutError)
 
 
 async def _own_timeouts(awaitable: Awaitable[Any]) -> Any:
@@ -145,6 +158,8 @@ class Tool:
             options = options.merged(overrides)
         has_receiver = instance is not _MISSING or resolver is not None
         analysis = analyse(fn, options, bound=inspect.ismethod(fn), has_receiver=has_receiver)
+        if options.envelope is None:  # the result type may ask for it (`@envelope`)
+            options = dataclasses.replace(options, envelope=analysis.envelope)
         spec = _spec(
             analysis.name,
             analysis.description,
@@ -256,6 +271,7 @@ class Tool:
             static_depth=analysis.node.depth,
             guards=analysis.node.guards,
             bounded=lambda: SchemaValidator(fail_fast(core), config),
+            timed=analysis.needs_python_regex,
         )
 
     def _get_parser(self, lenient: bool) -> Parser:
@@ -280,6 +296,22 @@ class Tool:
         except ArgumentsError as exc:
             raise ValueError(exc.message) from None
 
+    async def validate_call(
+        self, arguments: Arguments, *, null_means_default: bool = False, aliases: Any = None
+    ) -> Any:
+        """`validate`, with the conversation's aliases resolved first, as `invoke` does."""
+        plans = self._plans(aliases)
+        if plans is not None and aliases is not None:
+            got = await drive(self._resolving(plans, arguments, None), aliases)
+            if isinstance(got, ToolOutcome):
+                raise ValueError(got.text)
+            try:
+                return self.validate(got[0], null_means_default=null_means_default)
+            except ValueError as exc:  # quote the aliases the model sent, not their UUIDs
+                failed = ToolOutcome.failure("invalid_arguments", str(exc), tool_name=self.name)
+                raise ValueError(restored(failed, got[1]).text) from None
+        return self.validate(arguments, null_means_default=null_means_default)
+
     # -- calling --------------------------------------------------------------------
 
     def _plain_call(self) -> Callable[[Any, ToolContext | None], Any]:
@@ -295,7 +327,7 @@ class Tool:
 
         def call(args: dict[str, Any], ctx: ToolContext | None) -> Any:
             # The resolver sees the model's arguments only, before host values join them.
-            receiver = self._receiver(ctx, args) if plan.needs_receiver else None
+            receiver = receiver_now(self._receiver(ctx, args)) if plan.needs_receiver else None
             for name, info in fills:
                 if name not in args:
                     data = dict(args)
@@ -310,7 +342,7 @@ class Tool:
                     args[param] = fallback
                 else:
                     msg = f"the host did not provide {key!r} in ToolContext.state"
-                    raise _HostError(msg)
+                    raise HostError(msg)
             positional = [
                 args.pop(name) if name in args else default for name, default in plan.positional
             ]
@@ -320,12 +352,17 @@ class Tool:
 
         return call
 
-    def _receiver(self, ctx: ToolContext | None, args: Mapping[str, Any]) -> Any:
+    def _receiver(self, ctx: ToolContext | None, args: dict[str, Any]) -> Any:
+        if _RECEIVER in args:  # resolved (and awaited) by `invoke` already
+            return args.pop(_RECEIVER)
         if self._instance is not _MISSING:
             return self._instance
         assert self._resolver is not None
         call_id = ctx.call_id if ctx is not None else None
         return self._resolver(self, ToolCall(call_id or "", self.spec.name, dict(args)))
+
+    def _plan_needs_receiver(self) -> bool:
+        return self._analysis is not None and self._analysis.plan.needs_receiver
 
     def _needs_context(self) -> bool:
         # Only the tool can read a context (its ToolContext parameter, Injected values,
@@ -363,13 +400,13 @@ class Tool:
                 (strict projections; default: what the call carries).
             aliases: The conversation's `AliasSession` (docs/aliases.md).
         """
-        arguments, call_id, lenient = unpack_call(arguments, call_id, null_means_default)
+        raw, call_id, lenient = unpack_call(arguments, call_id, null_means_default)
         if call_id is None and context is not None:
             call_id = context.call_id
         plans = self._plans(aliases)
         if plans is None or aliases is None:
-            return await self._run(arguments, context, call_id, lenient)
-        got = await drive(self._resolving(plans, arguments, call_id), aliases)
+            return await self._run(raw, context, call_id, lenient)
+        got = await drive(self._resolving(plans, raw, call_id), aliases)
         if isinstance(got, ToolOutcome):
             return got
         outcome = restored(await self._run(got[0], context, call_id, lenient), got[1])
@@ -388,32 +425,41 @@ class Tool:
             return prepared
         args, ctx = prepared
         try:
+            if self._resolver is not None and self._plan_needs_receiver():  # may be async
+                args[_RECEIVER] = await receiver_later(self._receiver(ctx, args))
             if spec.is_async:
                 awaitable = self._call(args, ctx)
                 if spec.timeout is None:
                     value = await awaitable
                 else:
-                    value = await asyncio.wait_for(_own_timeouts(awaitable), spec.timeout)
+                    clock = SYSTEM_CLOCK if ctx is None else ctx.clock
+                    value = await wait_for(_own_timeouts(awaitable), spec.timeout, clock)
             elif spec.blocking:
                 value = await self._in_thread(args, ctx)
             else:
                 value = self._call(args, ctx)
-        except asyncio.CancelledError:
-            if ctx is not None:
-                ctx.cancel_event.set()
-            raise
         except _TIMEOUTS:
             if ctx is not None:
                 ctx.cancel_event.set()
             message = f"Tool '{spec.name}' timed out after {spec.timeout:g} s."
-            return ToolOutcome.failure("timeout", message, tool_name=spec.name, call_id=call_id)
+            outcome = ToolOutcome.failure("timeout", message, tool_name=spec.name, call_id=call_id)
         except _Raised as raised:
-            return self._failed(raised.original, call_id)
+            outcome = failure_of(spec.name, raised.original, call_id)
         except Exception as exc:
-            return self._failed(exc, call_id)
-        return self._succeeded(value, call_id)
+            outcome = failure_of(spec.name, exc, call_id)
+        except BaseException:
+            # Cancelled (asyncio.CancelledError, not named so asyncio loads lazily)
+            # or interrupted: the call is abandoned, so tell cooperative code.
+            if ctx is not None:
+                ctx.cancel_event.set()
+            raise
+        else:
+            outcome = self._succeeded(value, call_id)
+        return outcome if ctx is None else with_costs(outcome, ctx.costs)
 
     async def _in_thread(self, args: Any, ctx: ToolContext | None) -> Any:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         run = functools.partial(contextvars.copy_context().run, self._call, args, ctx)
         future = loop.run_in_executor(None, run)
@@ -421,7 +467,8 @@ class Tool:
             return await future
         # A thread cannot be stopped: on timeout the model is answered and the
         # context's cancel_event is set so cooperative code can stop early.
-        return await asyncio.wait_for(_own_timeouts(future), self.spec.timeout)
+        clock = SYSTEM_CLOCK if ctx is None else ctx.clock
+        return await wait_for(_own_timeouts(future), self.spec.timeout, clock)
 
     def invoke_sync(
         self,
@@ -435,10 +482,11 @@ class Tool:
         """Like `invoke`, for synchronous hosts (same arguments).
 
         Sync tools run inline (no timeout); async tools run in a fresh event loop,
-        which is refused inside a running loop. An alias session must keep its
-        aliases in memory (a Redis store is async only).
+        refused inside a running loop. An alias session must be in memory.
         """
         if self.spec.is_async:
+            import asyncio
+
             try:
                 asyncio.get_running_loop()
             except RuntimeError:
@@ -456,13 +504,13 @@ class Tool:
                 "inside an event loop."
             )
             raise RuntimeError(msg)
-        arguments, call_id, lenient = unpack_call(arguments, call_id, null_means_default)
+        raw, call_id, lenient = unpack_call(arguments, call_id, null_means_default)
         if call_id is None and context is not None:
             call_id = context.call_id
         plans = self._plans(aliases)
         if plans is None or aliases is None:
-            return self._run_sync(arguments, context, call_id, lenient)
-        got = drive_sync(self._resolving(plans, arguments, call_id), aliases)
+            return self._run_sync(raw, context, call_id, lenient)
+        got = drive_sync(self._resolving(plans, raw, call_id), aliases)
         if isinstance(got, ToolOutcome):
             return got
         outcome = restored(self._run_sync(got[0], context, call_id, lenient), got[1])
@@ -482,27 +530,23 @@ class Tool:
             return prepared
         args, ctx = prepared
         try:
-            value = self._call(args, ctx)
+            outcome = self._succeeded(self._call(args, ctx), call_id)
         except Exception as exc:
-            return self._failed(exc, call_id)
-        return self._succeeded(value, call_id)
-
-    # -- one way to invoke, and aliases ----------------------------------------------
+            outcome = failure_of(self.spec.name, exc, call_id)
+        return outcome if ctx is None else with_costs(outcome, ctx.costs)
 
     def _plans(self, aliases: AliasSession | None) -> AliasPlans | None:
         """This tool's alias plans when a session is given and the tool marks ids."""
         if aliases is None:
             return None
-        if self._alias_plans is None:
+        if self._alias_plans is None or not isinstance(aliases, AliasSession):
             resolve = (self._options or ToolOptions()).resolve_aliases
             self._alias_plans = plans_of(self.spec, aliases, resolve=resolve)
         return self._alias_plans if self._alias_plans.any else None
 
     def _resolving(self, plans: AliasPlans, arguments: Arguments, call_id: str | None) -> Any:
-        max_bytes = self._limits.max_bytes
-        return resolve_arguments(
-            plans, arguments, tool=self.spec.name, call_id=call_id, max_bytes=max_bytes
-        )
+        name, limit = self.spec.name, self._limits.max_bytes
+        return resolve_arguments(plans, arguments, tool=name, call_id=call_id, max_bytes=limit)
 
     def _aliasing(self, plans: AliasPlans, outcome: ToolOutcome) -> Any:
         exact = self._analysis is not None and self._analysis.exact_output
@@ -539,51 +583,9 @@ class Tool:
             return ToolOutcome.failure(
                 "exception", message, tool_name=self.spec.name, call_id=call_id, exception=exc
             )
-        if self.spec.deprecated is not None and not outcome.is_error:
-            reason = self.spec.deprecated.strip().rstrip(".")
-            note = f"Note: tool '{self.spec.name}' is deprecated"
-            note += f": {reason}." if reason else "."
-            if self.spec.replaced_by:
-                note += f" Use '{self.spec.replaced_by}' instead."
-            parts = (*outcome.content, TextPart(note))
-            text = f"{outcome.text}\n{note}" if outcome.text else note
-            outcome = ToolOutcome(
-                call_id=outcome.call_id,
-                tool_name=outcome.tool_name,
-                content=parts,
-                text=text,
-                value=outcome.value,
-                structured_value=outcome.structured_value,
-            )
-        return outcome
-
-    def _failed(self, exc: BaseException, call_id: str | None) -> ToolOutcome:
-        name = self.spec.name
-        if isinstance(exc, ToolError):
-            return ToolOutcome.failure(
-                "tool_error", exc.message, tool_name=name, call_id=call_id, exception=exc
-            )
-        if isinstance(exc, _HostError):
-            message = f"Tool '{name}' is not available right now."
-            return ToolOutcome.failure(
-                "exception", message, tool_name=name, call_id=call_id, exception=exc
-            )
-        try:
-            detail = str(exc)
-        except Exception:
-            detail = ""
-        if len(detail) > _MAX_EXCEPTION_TEXT:
-            detail = detail[: _MAX_EXCEPTION_TEXT - 1] + "…"
-        message = f"Tool '{name}' failed: {type(exc).__name__}"
-        if detail:
-            message += f": {detail}"
-        return ToolOutcome.failure(
-            "exception", message, tool_name=name, call_id=call_id, exception=exc
-        )
-
-
-class _HostError(RuntimeError):
-    """The host, not the model, got something wrong (a missing injected value)."""
+        if len(outcome.text) > self._limits.max_result_chars:
+            outcome = cap_result(outcome, self._limits.max_result_chars)
+        return deprecation_noted(self.spec, outcome)
 
 
 def _spec(
@@ -615,7 +617,7 @@ def _spec(
         blocking=options.blocking and not is_async,
         timeout=options.timeout,
         strict=options.strict,
-        envelope=options.envelope,
+        envelope=bool(options.envelope),
         is_async=is_async,
         extra=freeze(dict(options.extra)),
     )

@@ -21,11 +21,12 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeAlias
 
+from toolcast._clock import FakeClock
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall
 from toolcast.loop._model import Message, ModelRequest, ModelTurn, Usage
 
-__all__ = ("ScriptExhaustedError", "ScriptedModel", "Turn", "call")
+__all__ = ("FakeClock", "ScriptExhaustedError", "ScriptedModel", "Turn", "call")
 
 Turn: TypeAlias = (
     "str | ToolCall | Sequence[ToolCall] | ModelTurn | "

@@ -9,7 +9,7 @@ import pytest
 
 from loop.tools import RUNS, SEEN, reset, shop
 from toolcast import Conversation, Decision, Policy, ToolCall, run
-from toolcast.loop import ConversationError, MemoryStore, UndecidedCallsError
+from toolcast.loop import ConversationError, MemoryStore, ModelRequest, UndecidedCallsError
 from toolcast.testing import ScriptedModel, call
 
 
@@ -180,11 +180,10 @@ async def test_crash_between_run_and_send_does_not_rerun() -> None:
             assert result.status == "done"
             break
         saved = await store.load("c")
-        resumed_model = ScriptedModel(
-            script[1:] if (saved and saved.batch) or (saved and len(saved.messages) > 2) else script
-        )
-        if saved is None or (len(saved.messages) == 1 and not saved.batch):
-            continue  # nothing reached the store but the prompt: the run starts over
+        if saved is None:
+            continue  # nothing reached the store: nothing ran, the run starts over
+        # Resume in "another process": the stored copy, the rest of the script.
+        resumed_model = ScriptedModel(script[1:])
         result = await run(
             resumed_model,
             conversation=saved,
@@ -342,3 +341,61 @@ async def test_the_whole_batch_is_evaluated_even_when_some_are_pending_or_failed
     assert result.status == "pending"
     assert evaluator.asked == ["p", "r", "f"]
     assert RUNS == {"refund": 1, "find_product": 1}
+
+
+def _by_history(request: ModelRequest) -> Any:
+    """The turn for this point of the conversation (so a re-sent request gets the same turn)."""
+    script: list[Any] = [
+        [
+            call("find_product", id="f", query="mug"),
+            call("refund", id="r", amount=4),
+            call("place_order", id="o", product="mug", quantity=1),
+        ],
+        [call("refund", id="r2", amount=5), call("slow_read", id="s", key="k", delay=0.0)],
+        "Done.",
+    ]
+    return script[sum(1 for m in request.messages if m["role"] == "assistant")]
+
+
+async def test_a_crash_at_any_save_point_never_runs_a_call_twice_or_loses_one() -> None:
+    """A whole approval scenario, crashed once at each save point in turn, then resumed."""
+    policy = Policy(default="allow")
+    crashes = 0
+    for crash_at in range(1, 40):
+        reset()
+        model = ScriptedModel([_by_history] * 10)
+        store = CrashingStore(crash_at)
+        conversation: Conversation | None = Conversation(id="c")
+        prompt: str | None = "Go"
+        for _attempt in range(10):
+            assert conversation is not None
+            for waiting in conversation.pending:
+                conversation.approve(waiting.id)
+            try:
+                result = await run(
+                    model,
+                    prompt,
+                    conversation=conversation,
+                    tools=shop().select(),
+                    policy=policy,
+                    store=store,
+                )
+            except Crash:
+                crashes += 1
+                store.crash_at = 0  # one crash per scenario
+                conversation = await store.load("c")
+                prompt = None
+                if conversation is None:  # nothing was stored: start over
+                    conversation, prompt = Conversation(id="c"), "Go"
+                continue
+            if result.status == "pending":
+                conversation, prompt = result.conversation, None
+                continue
+            break
+        assert result.status == "done", crash_at
+        answered = [m["tool_call_id"] for m in result.messages if m["role"] == "tool"]
+        assert answered == ["f", "r", "o", "r2", "s"], crash_at
+        assert RUNS == {"find_product": 1, "refund": 2, "place_order": 1, "slow_read": 1}, crash_at
+        if store.saves < crash_at:
+            break  # the scenario has fewer save points than this
+    assert crashes >= 10, crashes

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 
-from loop.tools import reset, shop
+from loop.tools import RUNS, reset, shop
 from toolcast import (
     Conversation,
     ImagePart,
@@ -18,6 +19,8 @@ from toolcast import (
     run,
 )
 from toolcast.loop import FORMAT, ConversationConflictError, ConversationError, MemoryStore, Usage
+from toolcast.loop._conversation import saved_value
+from toolcast.policy import Decision
 from toolcast.testing import ScriptedModel, call
 
 
@@ -47,7 +50,8 @@ async def test_to_json_from_json_keeps_everything() -> None:
     assert loaded.id == conversation.id
     assert loaded.system == "S"
     assert loaded.messages == conversation.messages
-    assert loaded.shown == conversation.shown and "book_room" in (loaded.shown or [])
+    assert loaded.shown == conversation.shown
+    assert "book_room" in (loaded.shown or [])
     assert loaded.opened == ["calendar"]
     assert loaded.usage == Usage(6, 2)
     assert loaded.rounds == 2
@@ -55,9 +59,12 @@ async def test_to_json_from_json_keeps_everything() -> None:
     assert [p.id for p in loaded.pending] == ["o"]
     assert [r.id for r in loaded.history] == ["c"]
     booked = loaded.batch[0].outcome
-    assert booked is not None and booked.text == "booked A"
+    assert booked is not None
+    assert booked.text == "booked A"
     assert loaded.history[0].outcome is not None
-    assert loaded.history[0].outcome.structured == conversation.history[0].outcome.structured  # type: ignore[union-attr]
+    listed = saved_value(loaded.history[0].outcome)
+    assert listed == conversation.history[0].outcome.structured  # type: ignore[union-attr]
+    assert listed[0]["name"] == "book_room"
 
 
 def test_outcomes_of_every_kind_round_trip() -> None:
@@ -83,10 +90,12 @@ def test_outcomes_of_every_kind_round_trip() -> None:
         conversation.batch.append(record)
     loaded = Conversation.from_json(conversation.to_json())
     first, second = (r.outcome for r in loaded.batch)
-    assert first is not None and second is not None
+    assert first is not None
+    assert second is not None
     assert first.content == outcomes[0].content
-    assert first.structured == {"k": 1}
-    assert second.error == outcomes[1].error and second.is_error
+    assert saved_value(first) == {"k": 1}  # parsed only when asked for
+    assert second.error == outcomes[1].error
+    assert second.is_error
     assert loaded.batch[0].provider_data == {"sig": b"\x00\x01"}
     assert loaded.batch[0].arguments == '{"x": 1}'
     assert [r.started for r in loaded.batch] == [False, True]
@@ -130,7 +139,8 @@ async def test_the_memory_store_checks_versions() -> None:
     assert conversation.version == 1
     one = await store.load("x")
     two = await store.load("x")
-    assert one is not None and two is not None
+    assert one is not None
+    assert two is not None
     await store.save(one)
     with pytest.raises(ConversationConflictError, match="version 1, the store's is at version 2"):
         await store.save(two)
@@ -156,9 +166,6 @@ async def test_cancellation_propagates_after_the_journal_is_written() -> None:
     model = ScriptedModel(
         [[call("refund", id="r", amount=1), call("slow_read", id="s", key="a", delay=5)]]
     )
-    task = asyncio_task = None
-    import asyncio
-
     task = asyncio.ensure_future(
         run(
             model,
@@ -174,9 +181,74 @@ async def test_cancellation_propagates_after_the_journal_is_written() -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    del asyncio_task
     saved = await store.load("k")
     assert saved is not None
     assert saved.status == "cancelled"
-    assert saved.batch[0].outcome is not None and saved.batch[0].outcome.text == "refunded 1"
-    assert saved.batch[1].started and saved.batch[1].outcome is None
+    assert saved.batch[0].outcome is not None
+    assert saved.batch[0].outcome.text == "refunded 1"
+    assert saved.batch[1].started
+    assert saved.batch[1].outcome is None
+
+
+async def test_an_ends_loop_result_survives_a_reload_before_it_was_sent() -> None:
+    store = MemoryStore()
+
+    class Stop(BaseException):
+        pass
+
+    class StopsBeforeSending(MemoryStore):
+        async def save(self, conversation: Conversation) -> None:
+            if not conversation.batch and conversation.history:
+                raise Stop  # the results were about to be sent
+            await store.save(conversation)
+
+    model = ScriptedModel([call("final_answer", id="f", answer="42", confidence=0.5)])
+    with pytest.raises(Stop):
+        await run(
+            model,
+            "Q",
+            tools=shop().select(),
+            policy=Policy(default="allow"),
+            store=StopsBeforeSending(),
+            conversation=Conversation(id="e"),
+        )
+    saved = await store.load("e")
+    assert saved is not None
+    assert saved.batch[0].outcome is not None
+    result = await run(
+        model, conversation=saved, tools=shop().select(), policy=Policy(default="allow")
+    )
+    assert result.status == "ended"
+    assert result.output == {"answer": "42", "confidence": 0.5}
+    assert RUNS == {"final_answer": 1}
+
+
+async def test_a_second_worker_on_a_stale_copy_stops_before_running_anything() -> None:
+    store = MemoryStore()
+    model = ScriptedModel([call("refund", id="r", amount=1)])
+    first = await run(model, "Go", tools=shop().select(), store=store)  # pending: no rule
+    one = await store.load(first.conversation.id)
+    two = await store.load(first.conversation.id)
+    assert one is not None
+    assert two is not None
+    one.approve("r")
+    two.approve("r")
+    done = ScriptedModel(["Refunded."])
+    await run(done, conversation=one, tools=shop().select(), store=store)
+    with pytest.raises(ConversationConflictError):
+        await run(
+            ScriptedModel(["Refunded."]), conversation=two, tools=shop().select(), store=store
+        )
+    assert RUNS == {"refund": 1}
+
+
+async def test_the_host_can_complete_an_interrupted_call() -> None:
+    model = ScriptedModel([call("refund", id="r", amount=1), "ok"])
+    first = await run(model, "Go", tools=shop().select(), max_rounds=0)
+    conversation = Conversation.from_json(first.conversation.to_json())
+    record = conversation.batch[0]
+    record.decision, record.decided_by, record.started = Decision.allow(), "policy", True
+    conversation.complete("r", "refund 1 was made (checked in the ledger)")
+    result = await run(model, conversation=conversation, tools=shop().select(), policy=Policy())
+    assert result.messages[2]["content"] == "refund 1 was made (checked in the ledger)"
+    assert RUNS == {}

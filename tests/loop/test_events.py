@@ -39,11 +39,15 @@ async def test_the_hook_sees_every_step_in_order() -> None:
         ("pending", "p"),
         ("done", None),
     ]
-    assert events[0].request is not None and events[0].request.tools
+    assert events[0].request is not None
+    assert events[0].request.tools
     assert events[1].usage == Usage(5, 2)
-    assert events[4].decision is not None and events[4].decision.allowed
-    assert events[5].decision is not None and events[5].decision.status == "pending"
-    assert events[6].outcome is not None and events[6].outcome.text == "refunded 1"
+    assert events[4].decision is not None
+    assert events[4].decision.allowed
+    assert events[5].decision is not None
+    assert events[5].decision.status == "pending"
+    assert events[6].outcome is not None
+    assert events[6].outcome.text == "refunded 1"
     assert events[-1].status == "pending"
     assert {e.conversation_id for e in events} == {result.conversation.id}
 
@@ -59,7 +63,7 @@ async def test_an_async_hook_is_awaited() -> None:
     assert seen == ["request", "usage", "done"]
 
 
-async def test_tool_spans_follow_the_genai_conventions() -> None:
+async def test_tool_spans_follow_the_genai_conventions(monkeypatch: pytest.MonkeyPatch) -> None:
     sdk = pytest.importorskip("opentelemetry.sdk.trace")
     from opentelemetry import trace
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -69,15 +73,9 @@ async def test_tool_spans_follow_the_genai_conventions() -> None:
     provider = sdk.TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     # The global provider can be set once per process; patch the lookup instead.
-    original = trace.get_tracer_provider
-    trace.get_tracer_provider = lambda: provider  # type: ignore[assignment]
-    try:
-        model = ScriptedModel(
-            [[call("refund", id="r1", amount=1), call("broken", id="b1", x=1)], "ok"]
-        )
-        await run(model, "Go", tools=shop().select(), policy=Policy(default="allow"))
-    finally:
-        trace.get_tracer_provider = original  # type: ignore[assignment]
+    monkeypatch.setattr(trace, "get_tracer_provider", lambda: provider)
+    model = ScriptedModel([[call("refund", id="r1", amount=1), call("broken", id="b1", x=1)], "ok"])
+    await run(model, "Go", tools=shop().select(), policy=Policy(default="allow"))
     spans = {s.name: s for s in exporter.get_finished_spans()}
     assert set(spans) == {"execute_tool refund", "execute_tool broken"}
     ok = spans["execute_tool refund"]

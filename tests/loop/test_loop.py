@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from loop.tools import RUNS, SEEN, reset, shop
+from loop.tools import ACTIVE, RUNS, SEEN, reset, shop
 from toolcast import Conversation, Policy, ToolCall, run
 from toolcast.loop import ModelRequest, ModelTurn, Usage
 from toolcast.testing import ScriptedModel, call
@@ -68,6 +68,11 @@ async def test_usage_is_summed_across_rounds() -> None:
 def test_negative_max_rounds_is_refused() -> None:
     with pytest.raises(ValueError, match="max_rounds cannot be negative"):
         asyncio.run(run(ScriptedModel([]), "x", tools=shop().select(), max_rounds=-1))
+
+
+async def test_tools_must_be_a_tool_set() -> None:
+    with pytest.raises(TypeError, match=r"tools=catalog.select\(...\), a ToolSet; got Catalog"):
+        await run(ScriptedModel([]), "x", tools=shop())  # type: ignore[arg-type]
 
 
 async def test_manual_mode_returns_the_calls_unevaluated_and_unrun() -> None:
@@ -149,18 +154,6 @@ async def test_unknown_and_invalid_calls_are_answered_not_raised() -> None:
 
 
 async def test_parallel_safe_calls_run_concurrently_others_one_at_a_time() -> None:
-    active = 0
-    peak = 0
-    from loop import tools as shared
-
-    original = shared.SEEN
-
-    class Watch(list[Any]):
-        def append(self, item: Any) -> None:
-            nonlocal active, peak
-            super().append(item)
-
-    del original, Watch
     calls = [call("slow_read", id=f"s{i}", key=str(i), delay=0.05) for i in range(4)]
     calls.insert(2, call("write_log", id="w", line="x"))
     model = ScriptedModel([calls, "done"])
@@ -175,7 +168,8 @@ async def test_parallel_safe_calls_run_concurrently_others_one_at_a_time() -> No
     # Call order is kept around the non-parallel-safe call.
     names = [name for name, _ in SEEN]
     assert names.index("write_log") == 2
-    assert active == peak == 0
+    assert ACTIVE["overlaps"] == 0  # the writer never ran alongside another call
+    assert ACTIVE["peak_readers"] == 2
 
 
 async def test_concurrency_is_bounded() -> None:

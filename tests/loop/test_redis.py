@@ -54,7 +54,8 @@ async def test_a_conversation_round_trips_through_redis(redis_url: str) -> None:
     )
     assert second.status == "done"
     again = await store.load(conversation.id)
-    assert again is not None and again.version == second.conversation.version
+    assert again is not None
+    assert again.version == second.conversation.version
     assert again.status == "done"
     assert await store.load("no-such-conversation") is None
     await store.delete(conversation.id)
@@ -68,7 +69,8 @@ async def test_concurrent_writers_are_detected_not_merged(redis_url: str) -> Non
     await store.save(conversation)
     one = await store.load(conversation.id)
     two = await store.load(conversation.id)
-    assert one is not None and two is not None
+    assert one is not None
+    assert two is not None
     one.text = "first writer"
     await store.save(one)
     two.text = "second writer"
@@ -78,7 +80,8 @@ async def test_concurrent_writers_are_detected_not_merged(redis_url: str) -> Non
     ):
         await store.save(two)
     stored = await store.load(conversation.id)
-    assert stored is not None and stored.text == "first writer"
+    assert stored is not None
+    assert stored.text == "first writer"
     assert two.version == 1  # the losing copy is untouched
     await store.aclose()
 

@@ -10,11 +10,13 @@ from toolcast import Catalog, ToolError, tool, toolbox
 
 RUNS: Counter[str] = Counter()
 SEEN: list[tuple[str, dict[str, Any]]] = []
+ACTIVE = {"readers": 0, "writers": 0, "peak_readers": 0, "overlaps": 0}
 
 
 def reset() -> None:
     RUNS.clear()
     SEEN.clear()
+    ACTIVE.update(readers=0, writers=0, peak_readers=0, overlaps=0)
 
 
 def _ran(name: str, **arguments: Any) -> None:
@@ -68,7 +70,11 @@ def broken(x: int) -> int:
 async def write_log(line: str) -> str:
     """Append a line (one writer at a time)."""
     _ran("write_log", line=line)
+    if ACTIVE["readers"] or ACTIVE["writers"]:
+        ACTIVE["overlaps"] += 1
+    ACTIVE["writers"] += 1
     await asyncio.sleep(0.01)
+    ACTIVE["writers"] -= 1
     return "written"
 
 
@@ -76,7 +82,14 @@ async def write_log(line: str) -> str:
 async def slow_read(key: str, delay: float = 0.05) -> str:
     """Read something slowly."""
     _ran("slow_read", key=key)
-    await asyncio.sleep(delay)
+    if ACTIVE["writers"]:
+        ACTIVE["overlaps"] += 1
+    ACTIVE["readers"] += 1
+    ACTIVE["peak_readers"] = max(ACTIVE["peak_readers"], ACTIVE["readers"])
+    try:
+        await asyncio.sleep(delay)
+    finally:
+        ACTIVE["readers"] -= 1
     return f"value of {key}"
 
 

@@ -84,6 +84,7 @@ COLUMNS = (
         main=False,
     ),
     Column("openai_realtime", "OpenAI Realtime"),
+    Column("openai_realtime", "OpenAI Realtime, strict off", {"strict": False}, main=False),
     Column("anthropic", "Anthropic"),
     Column("anthropic", "Anthropic, strict off", {"strict": False}, main=False),
     Column("gemini", "Gemini `parametersJsonSchema`"),

@@ -476,12 +476,16 @@ def test_a_tool_definition_is_never_a_call(block: str) -> None:
     assert '"arguments"' in outcome.text
 
 
+_ADD = '{"name": "add", "arguments": {"a": 1, "b": 2}}'
+_WEATHER = '{"name": "weather", "arguments": {"city": "Oslo"}}'
+
+
 @pytest.mark.parametrize(
     "body",
     [
-        '{"name": "add", "arguments": {"a": 1, "b": 2}}, {"name": "weather", "arguments": {"city": "Oslo"}}',
-        '{"name": "add", "arguments": {"a": 1, "b": 2}}\n{"name": "weather", "arguments": {"city": "Oslo"}}',
-        '[{"name": "add", "arguments": {"a": 1, "b": 2}}, {"name": "weather", "arguments": {"city": "Oslo"}}]',
+        f"{_ADD}, {_WEATHER}",
+        f"{_ADD}\n{_WEATHER}",
+        f"[{_ADD}, {_WEATHER}]",
     ],
     ids=["comma-joined", "one per line", "a JSON list"],
 )
@@ -560,7 +564,10 @@ def test_qwen_xml_values_follow_the_schema_when_tools_are_given() -> None:
 
 
 def test_qwen_xml_that_is_not_a_call_is_reported() -> None:
-    text = "<tool_call><function=add><parameter=a>1</parameter><parameter=a>2</parameter></function></tool_call>"
+    text = (
+        "<tool_call><function=add><parameter=a>1</parameter>"
+        "<parameter=a>2</parameter></function></tool_call>"
+    )
     (call,) = hermes.parse_calls(text)
     assert call.name == "add"
     assert call.provider_data["error"] == "The parameter 'a' is given twice in the call to 'add'."
@@ -605,3 +612,17 @@ def _timed(text: str) -> float:
     started = time.perf_counter()
     hermes.parse_text(text)
     return time.perf_counter() - started
+
+
+def test_a_definition_never_runs_even_when_a_tool_is_invoked_with_it_directly() -> None:
+    ran: list[bool] = []
+
+    def ping() -> str:
+        """Ping."""
+        ran.append(True)
+        return "pong"
+
+    (call,) = hermes.parse_calls('<tool_call>{"name": "ping", "parameters": {}}</tool_call>')
+    assert Tool.from_function(ping).invoke_sync(call).is_error
+    assert Catalog([ping]).select().invoke_sync(call).is_error
+    assert ran == []

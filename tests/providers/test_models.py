@@ -21,6 +21,7 @@ from google import genai
 from google.genai import types
 from mistralai.client import Mistral
 
+import toolcast
 from providers.fakeserver import FakeServer
 from toolcast import Tool, ToolCall, ToolError, ToolOutcome
 from toolcast.loop import ModelRequest, ModelTurn, Usage
@@ -503,3 +504,89 @@ async def test_bedrock_model(fake_server: FakeServer) -> None:
         ("tu_0", "success"),
         ("tu_1", "error"),
     ]
+
+
+# ---------------------------------------------------------------- OpenAI-compatible profiles
+
+
+def local_history(model: Any) -> list[dict[str, Any]]:
+    call = {"id": "call_0", "type": "function", "function": {"name": "weather", "arguments": "{}"}}
+    return [
+        *model.user_message(ASK),
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_0", "content": "Paris: sunny"},
+    ]
+
+
+async def test_the_llama_cpp_python_profile_reshapes_requests(fake_server: FakeServer) -> None:
+    path = "/v1/chat/completions"
+    fake_server.queue(path, chat_completion({"role": "assistant", "content": "Sunny."}, "stop"))
+    client = openai.AsyncOpenAI(base_url=fake_server.url + "/v1", api_key="t", max_retries=0)
+    model = openai_chat.Model(client, "gemma", profile="llama-cpp-python")
+
+    turn = await model.complete(ModelRequest(messages=local_history(model), tools=SPECS))
+
+    (sent,) = fake_server.bodies(path)
+    system, _user, assistant, results = sent["messages"]
+    assert system["role"] == "system"
+    assert "- weather: Forecast for a city." in system["content"]
+    assert assistant["content"] == ""  # null is an HTTP 500 on this server
+    assert results == {"role": "user", "content": "Result of weather (call call_0):\nParis: sunny"}
+    assert [t["function"]["strict"] for t in sent["tools"]] == [False, False]
+    assert sent["max_tokens"] == 256
+    assert turn.text == "Sunny."
+
+
+async def test_a_constrained_request_sends_the_grammar_and_reads_the_call_back(
+    fake_server: FakeServer,
+) -> None:
+    path = "/v1/chat/completions"
+    output = '{"name": "weather", "arguments": {"city": "Paris"}}'
+    fake_server.queue(path, chat_completion({"role": "assistant", "content": output}, "stop"))
+    client = openai.AsyncOpenAI(base_url=fake_server.url + "/v1", api_key="t", max_retries=0)
+    # "required" fails on this server, so the adapter asks for it through the grammar.
+    model = openai_chat.Model(client, "gemma", profile="llama-cpp-python")
+
+    turn = await model.complete(
+        ModelRequest(messages=local_history(model), tools=SPECS, tool_choice="required")
+    )
+
+    (sent,) = fake_server.bodies(path)
+    assert not {"tools", "tool_choice"} & set(sent)
+    assert sent["grammar"] == toolcast.constraint(SPECS).grammar
+    assert '"name": TOOL' in sent["messages"][0]["content"]
+    assert sent["messages"][2] == {
+        "role": "assistant",
+        "content": '{"name": "weather", "arguments": {}}',
+    }
+    assert names_and_args(turn.calls) == [("weather", {"city": "Paris"})]
+    assert turn.message["tool_calls"][0]["id"] == turn.calls[0].id
+    assert turn.message["content"] is None
+
+
+async def test_constrain_true_with_auto_allows_a_reply_and_json_schema_servers(
+    fake_server: FakeServer,
+) -> None:
+    path = "/v1/chat/completions"
+    fake_server.queue(
+        path, chat_completion({"role": "assistant", "content": '{"reply": "Hi!"}'}, "stop")
+    )
+    client = openai.AsyncOpenAI(base_url=fake_server.url + "/v1", api_key="t", max_retries=0)
+    profile = openai_chat.PROFILES["openai"].but(name="vllm", strict=False)
+    model = openai_chat.Model(client, "qwen", profile=profile, constrain=True)
+
+    turn = await model.complete(ModelRequest(messages=model.user_message("hi"), tools=SPECS))
+
+    (sent,) = fake_server.bodies(path)
+    schema = sent["response_format"]["json_schema"]["schema"]
+    assert schema == toolcast.constraint(SPECS, text=True).json_schema
+    assert (turn.calls, turn.text, turn.message) == (
+        (),
+        "Hi!",
+        {"role": "assistant", "content": "Hi!"},
+    )
+
+
+def test_an_unknown_profile_is_refused_with_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="llama-cpp-python, openai"):
+        openai_chat.Model(openai.AsyncOpenAI(api_key="t"), "m", profile="vllm-nightly")

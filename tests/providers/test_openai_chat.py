@@ -34,7 +34,8 @@ from openai.types.chat import (
 )
 from pydantic import TypeAdapter
 
-from toolcast import ImagePart, TextPart, Tool, ToolCall, ToolOutcome, ToolSpec
+from toolcast import Catalog, ImagePart, TextPart, Tool, ToolCall, ToolOutcome, ToolSpec
+from toolcast import tool as tool_decorator
 from toolcast.errors import UnsupportedSchemaError
 from toolcast.providers import openai_chat
 
@@ -669,3 +670,38 @@ def test_strict_projection_accepts_every_valid_call_with_nulls_for_omissions(cor
         params = projections[name].definition["function"]["parameters"]
         strict = Draft202012Validator(json.loads(json.dumps(params)))
         assert _fill_missing_with_null(strict, instance) == [], name
+
+
+# -- small API edges (issue 9 item 4) -------------------------------------------------
+
+
+def test_format_tools_with_one_tool_says_pass_a_list() -> None:
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    single = Tool.from_function(ping)
+    for wrong in (single, single.spec, ping):
+        with pytest.raises(TypeError, match=r"Pass a list of tools"):
+            openai_chat.format_tools(wrong)  # type: ignore[arg-type]
+
+
+def test_format_tools_accepts_decorated_functions_as_catalog_does() -> None:
+    @tool_decorator
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    def plain(x: int) -> int:
+        """Plain."""
+        return x
+
+    assert openai_chat.format_tools([ping, plain]) == openai_chat.format_tools(
+        Catalog([ping, plain]).select()
+    )
+
+
+def test_format_results_with_one_outcome_says_pass_a_list() -> None:
+    outcome = ToolOutcome(call_id="c", tool_name="t", text="x")
+    with pytest.raises(TypeError, match=r"format_results\(\[outcome\]\)"):
+        openai_chat.format_results(outcome)  # type: ignore[arg-type]

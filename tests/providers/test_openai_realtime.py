@@ -1,7 +1,8 @@
 """OpenAI Realtime session tools, server call events and output events.
 
 Wire rules pinned here (sources in src/toolcast/providers/openai_realtime.py):
-- tools {"type": "function", name, description?, parameters}, no `strict` field,
+- tools {"type": "function", name, description?, parameters}, no `strict` field
+  (the parameters are the ones openai_responses sends: strict-shaped by default),
   set through `session.update` (`session.type` "realtime"); `[]` clears them;
 - tool_choice: modes and {"type": "function", name}; no allowed-tools form;
 - calls from `response.done`, `response.function_call_arguments.done` and item
@@ -49,7 +50,7 @@ def spec(**kw: Any) -> ToolSpec:
 
 def test_project_pins_the_realtime_tool_shape_without_strict():
     projection = openai_realtime.project(spec())
-    assert projection.strict is False
+    assert projection.strict is False  # nothing on the wire asks for strict decoding
     assert projection.definition == {
         "type": "function",
         "name": "weather",
@@ -58,12 +59,15 @@ def test_project_pins_the_realtime_tool_shape_without_strict():
             "type": "object",
             "properties": {
                 "city": {"type": "string"},
-                "days": {"type": "integer", "default": 3},
+                "days": {"type": ["integer", "null"], "description": "Defaults to 3 when null."},
             },
-            "required": ["city"],
+            "required": ["city", "days"],
             "additionalProperties": False,
         },
     }
+    loose = openai_realtime.project(spec(), strict=False).definition["parameters"]
+    assert loose["properties"]["days"] == {"type": "integer", "default": 3}
+    assert loose["required"] == ["city"]
 
 
 def test_status_hint_tells_the_model_what_to_say_while_calling():
@@ -141,7 +145,10 @@ def test_parse_calls_reads_server_events_as_sdk_objects_or_dicts():
     from_done = openai_realtime.parse_calls(ResponseDoneEvent.model_validate(DONE))
     assert from_done == [
         ToolCall(
-            "call_1", "weather", '{"city":"Oslo"}', {"item_id": "item_1", "status": "completed"}
+            "call_1",
+            "weather",
+            '{"city":"Oslo"}',
+            {"null_means_default": True, "item_id": "item_1", "status": "completed"},
         )
     ]
     from_args = openai_realtime.parse_calls(
@@ -149,7 +156,10 @@ def test_parse_calls_reads_server_events_as_sdk_objects_or_dicts():
     )
     assert from_args == [
         ToolCall(
-            "call_1", "weather", '{"city":"Oslo"}', {"item_id": "item_1", "response_id": "resp_1"}
+            "call_1",
+            "weather",
+            '{"city":"Oslo"}',
+            {"null_means_default": True, "item_id": "item_1", "response_id": "resp_1"},
         )
     ]
     item_event = {"type": "conversation.item.done", "event_id": "e", "item": CALL_ITEM}

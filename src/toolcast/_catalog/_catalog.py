@@ -122,6 +122,16 @@ class _Batch:
                 self.claim(_Claim(alias, "alias", spec.name, origin))
         self.tools.append((tool, box))
 
+    def prebuilt(self, box: Toolbox) -> None:
+        """A toolbox made outside a class (e.g. a gRPC service's tools)."""
+        if not NAME_PATTERN.match(box.name):
+            msg = f"Toolbox name {box.name!r} ({box.origin}) must match ^[A-Za-z0-9_-]{{1,64}}$."
+            raise CatalogError(msg)
+        self.claim(_Claim(box.name, "toolbox", box.name, box.origin))
+        self.toolboxes.append(box)
+        for member in box.members:
+            self.tool(member, box)
+
     def toolbox(self, entry: ClassEntry, resolver: TargetResolver | None) -> None:
         name, origin = entry.toolbox_name, origin_of(entry.cls)
         if not NAME_PATTERN.match(name):
@@ -290,6 +300,8 @@ class Catalog:
         batch = _Batch(self)
         if isinstance(item, Tool):
             batch.tool(item)
+        elif isinstance(item, Toolbox):
+            batch.prebuilt(item)
         elif isinstance(item, ModuleType):
             self._scan_into(batch, item)
         elif isinstance(item, type):
@@ -419,7 +431,11 @@ class Catalog:
         return iter(self.all(include_deprecated=True))
 
     def __repr__(self) -> str:
-        return f"Catalog({len(self._tools)} tools, {len(self._toolboxes)} toolboxes)"
+        tools, boxes = len(self._tools), len(self._toolboxes)
+        return (
+            f"Catalog({tools} tool{'' if tools == 1 else 's'}, "
+            f"{boxes} toolbox{'' if boxes == 1 else 'es'})"
+        )
 
     def info(self, name: str) -> ToolInfo:
         """What a selector would say about tool `name` (deprecation included)."""

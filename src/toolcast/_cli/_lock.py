@@ -15,6 +15,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 # import the whole schema lock from `toolcast._cli._lock`.
 __all__ = (
     "LOCK_FORMAT",
+    "Loader",
+    "TargetError",
     "LockChange",
     "LockReport",
     "check_lock",
@@ -50,6 +53,19 @@ __all__ = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class TargetError(Exception):
+    """A TARGET could not be loaded; `message` is one line, `code` the exit code."""
+
+    message: str
+    code: int
+
+
+Loader = Callable[[str, bool], "Catalog | ToolSet"]
+"""`(target, recursive) -> catalog`; raises TargetError. The `toolcast` command
+passes the one `inspect` and `call` use, so every command takes the same targets."""
+
+
 def load_target(target: str, *, recursive: bool = False) -> Catalog | ToolSet:
     """Load `module` (scanned into a catalog) or `module:attribute`.
 
@@ -61,9 +77,14 @@ def load_target(target: str, *, recursive: bool = False) -> Catalog | ToolSet:
         CatalogError: the attribute is missing or is not a catalog.
     """
     from toolcast._catalog._catalog import Catalog, ToolSet
+    from toolcast._cli._grpc import DESCRIPTOR_SUFFIXES, grpc_tools_of, is_grpc_module
 
+    if target.endswith(DESCRIPTOR_SUFFIXES):  # a FileDescriptorSet: its gRPC tools
+        return Catalog(grpc_tools_of(Path(target).read_bytes(), None))
     module_name, _, attribute = target.partition(":")
     module = importlib.import_module(module_name)
+    if not attribute and is_grpc_module(module):
+        return Catalog(grpc_tools_of(module, None))
     if not attribute:
         return Catalog.from_modules(module, recursive=recursive)
     value: Any = module
@@ -94,7 +115,11 @@ def _parser(prog: str, *, check: bool) -> argparse.ArgumentParser:
             else "Write the contract of every tool of TARGET to a lock file."
         ),
     )
-    parser.add_argument("target", metavar="TARGET", help="module, package, or module:attribute")
+    parser.add_argument(
+        "target",
+        metavar="TARGET",
+        help="module, module:attribute, or path/to/file.py[:attribute] (as for inspect)",
+    )
     if check:
         parser.add_argument("lockfile", metavar="LOCKFILE", type=Path)
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -106,32 +131,49 @@ def _parser(prog: str, *, check: bool) -> argparse.ArgumentParser:
     return parser
 
 
-def _load(target: str, recursive: bool) -> Catalog | ToolSet | int:
+def _load(target: str, recursive: bool, load: Loader | None) -> Catalog | ToolSet | int:
     # Console scripts do not put the working directory on sys.path; `python -m`
     # does. Add it so `toolcast lock myapp.tools` works the same both ways.
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
+        if load is not None:
+            return load(target, recursive)
         return load_target(target, recursive=recursive)
+    except TargetError as exc:
+        print(f"toolcast: {exc.message}", file=sys.stderr)
+        return exc.code
     except ImportError as exc:
         print(f"toolcast: cannot import {target!r}: {exc}", file=sys.stderr)
         return 2
     except ToolcastError as exc:
         print(f"toolcast: {exc}", file=sys.stderr)
         return 1
+    except Exception as exc:  # the module raised while importing: one line, no traceback
+        print(
+            f"toolcast: importing {target!r} failed: {type(exc).__name__}: {exc}", file=sys.stderr
+        )
+        return 1
 
 
-def lock_main(argv: Sequence[str] | None = None, *, prog: str = "toolcast lock") -> int:
+def lock_main(
+    argv: Sequence[str] | None = None, *, prog: str = "toolcast lock", load: Loader | None = None
+) -> int:
     """`toolcast lock TARGET [-o FILE]`: write the lock file; returns the exit code."""
     args = _parser(prog, check=False).parse_args(argv)
-    source = _load(args.target, args.recursive)
+    source = _load(args.target, args.recursive, load)
     if isinstance(source, int):
         return source
     text = dumps_lock(lock_document(source))
     if args.output is None:
         sys.stdout.write(text)
     else:
-        args.output.write_text(text, encoding="utf-8")
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            print(f"toolcast: cannot write {args.output}: {reason}", file=sys.stderr)
+            return 2
         count = len(source.all(include_deprecated=True))
         print(f"toolcast: locked {count} tools in {args.output}", file=sys.stderr)
     return 0
@@ -165,7 +207,9 @@ def _print_text(report: LockReport, write: Callable[[str], object]) -> None:
     )
 
 
-def check_main(argv: Sequence[str] | None = None, *, prog: str = "toolcast check") -> int:
+def check_main(
+    argv: Sequence[str] | None = None, *, prog: str = "toolcast check", load: Loader | None = None
+) -> int:
     """`toolcast check TARGET LOCKFILE`: 0 ok, 1 unexcused breaking change, 2 usage."""
     parser = _parser(prog, check=True)
     args = parser.parse_args(argv)
@@ -173,7 +217,7 @@ def check_main(argv: Sequence[str] | None = None, *, prog: str = "toolcast check
     if isinstance(locked, str):
         print(f"toolcast: {locked}", file=sys.stderr)
         return 2
-    source = _load(args.target, args.recursive)
+    source = _load(args.target, args.recursive, load)
     if isinstance(source, int):
         return source
     report = check_lock(source, locked)

@@ -154,15 +154,24 @@ def _default_resolver() -> Any:
     return FactoryResolver(lambda cls: cls(), per_call=False)
 
 
-def load_source(target: str, *, recursive: bool = False) -> _Source:
-    """Resolve a TARGET into the catalog or tool set it names."""
+def load_source(target: str, *, recursive: bool = False, grpc: str | None = None) -> _Source:
+    """Resolve a TARGET into the catalog or tool set it names (`grpc`: a server address)."""
     from toolcast._catalog._catalog import Catalog, ToolSet
+    from toolcast._cli._grpc import DESCRIPTOR_SUFFIXES, grpc_tools_of, is_grpc_module
 
+    if target.endswith(DESCRIPTOR_SUFFIXES):  # a FileDescriptorSet from protoc or buf
+        if not Path(target).is_file():
+            raise _Usage(f"no such file: {target}. Build it with protoc --descriptor_set_out.")
+        found = Catalog(grpc_tools_of(Path(target).read_bytes(), grpc))
+        return _Source(target, found, tuple(_entries(found)))
     where, attribute = _split_target(target)
     is_file = where.endswith(".py") or os.sep in where or "/" in where
     module = _import_file(Path(where)) if is_file else _import_module(where)
-    if not attribute:
-        source: Any = Catalog.from_modules(
+    source: Any
+    if not attribute and is_grpc_module(module):
+        source = Catalog(grpc_tools_of(module, grpc))
+    elif not attribute:
+        source = Catalog.from_modules(
             module, recursive=recursive, resolver=_default_resolver(), cache=False
         )
         if not len(source):
@@ -359,7 +368,7 @@ def _read_arguments(raw: str | None, stdin: TextIO) -> str:
 
 
 def _call(args: argparse.Namespace, out: TextIO) -> int:
-    loaded = load_source(args.target, recursive=args.recursive)
+    loaded = load_source(args.target, recursive=args.recursive, grpc=args.grpc)
     tool = loaded.find(args.tool)
     if tool is None:
         names = ", ".join(e.tool.name for e in loaded.entries)
@@ -421,7 +430,7 @@ def _version() -> str:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolcast",
-        description="Turn Python functions into LLM tools: inspect, call, lock, demo.",
+        description="Turn Python functions into LLM tools: inspect, call, lock, check, demo.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -484,6 +493,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     call.add_argument("--call-id", default="call_1", help="call id for --provider output")
     call.add_argument(
+        "--grpc",
+        metavar="ADDRESS",
+        help="gRPC server (host:port) on which auto_execute tools of a gRPC TARGET run",
+    )
+    call.add_argument(
         "-r", "--recursive", action="store_true", help="scan a package's submodules too"
     )
 
@@ -533,9 +547,21 @@ def _delegate(name: str, argv: Sequence[str]) -> int:
 
     entry = _lock.lock_main if name == "lock" else _lock.check_main
     try:
-        return entry(list(argv), prog=f"toolcast {name}")
+        return entry(list(argv), prog=f"toolcast {name}", load=_lock_loader)
     except SystemExit as exc:  # argparse inside the delegate
         return _exit_code(exc)
+
+
+def _lock_loader(target: str, recursive: bool) -> Any:
+    """The catalog for `lock`/`check`: the same targets, messages and exit codes as `inspect`."""
+    from toolcast._cli._lock import TargetError
+
+    try:
+        return load_source(target, recursive=recursive).source
+    except _Usage as exc:
+        raise TargetError(str(exc), EXIT_USAGE) from None
+    except (_Failed, ToolcastError) as exc:
+        raise TargetError(str(exc), EXIT_ERROR) from None
 
 
 def _silence_stdout() -> None:

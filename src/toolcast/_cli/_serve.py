@@ -39,7 +39,9 @@ def add_parser(commands: Any, target_help: str) -> None:
     serve.add_argument("target", metavar="TARGET", help=target_help)
     serve.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP interface (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8765, help="HTTP port; 0 picks one (default 8765)")
+    serve.add_argument(
+        "--port", type=int, default=8765, help="HTTP port; 0 picks one (default 8765)"
+    )
     serve.add_argument("--path", default="/mcp", help="HTTP endpoint path (default /mcp)")
     serve.add_argument(
         "--allow-host",

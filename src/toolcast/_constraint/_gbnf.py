@@ -4,25 +4,35 @@ What a context-free grammar cannot say (patterns, formats, numeric bounds, uniqu
 items, exclusive `oneOf`, ...) is left out of the grammar and reported as a note;
 toolcast still validates every call on the way in, so a note means "not enforced
 while generating", never "not checked". Objects are generated with their declared
-properties in a fixed order (required ones first) and no others.
+properties in a fixed order (required ones first) and no others. Numbers are
+bounded on purpose (19 integer digits, 17 fraction digits, 3 exponent digits), so
+a small model cannot run a number on to the token limit.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from toolcast._constraint._pattern import pattern_expression
 
 __all__ = ("PRIMITIVES", "GrammarBuilder", "literal")
 
 PRIMITIVES = {
     "ws": '" "?',
-    "char": r'[^"\\\x7F\x00-\x1F] | [\\] (["\\/bfnrt] | "u" [0-9a-fA-F]{4})',
+    "char": r'[^"\\\x00-\x1F] | [\\] (["\\/bfnrt] | "u" [0-9a-fA-F]{4})',
     "string": r'"\"" char* "\""',
-    "integer": '"-"? ("0" | [1-9] [0-9]{0,15})',
-    "natural": '"0" | [1-9] [0-9]{0,15}',
-    "number": '"-"? ("0" | [1-9] [0-9]{0,15}) ("." [0-9]{1,16})? ([eE] [-+]? [0-9]{1,3})?',
+    "integer": '"-"? natural',
+    "natural": '"0" | positive-integer',
+    "positive-integer": "[1-9] [0-9]{0,18}",
+    "number": '"-"? natural-number',
+    "natural-number": 'natural ("." [0-9]{1,17})? exponent?',
+    "positive-number": '(positive-integer ("." [0-9]{1,17})? | positive-fraction) exponent?',
+    "positive-fraction": '"0." "0"{0,16} [1-9] [0-9]{0,16}',
+    "exponent": "[eE] [-+]? [0-9]{1,3}",
     "boolean": '"true" | "false"',
     "null": '"null"',
     "value": "object | array | string | number | boolean | null",
@@ -33,12 +43,7 @@ PRIMITIVES = {
 
 # Keywords a grammar leaves to validation; annotations are ignored without a note.
 _NOT_GENERATED = {
-    "pattern": "the string pattern",
     "format": "the string format",
-    "minimum": "the minimum",
-    "maximum": "the maximum",
-    "exclusiveMinimum": "the exclusive minimum",
-    "exclusiveMaximum": "the exclusive maximum",
     "multipleOf": "multipleOf",
     "uniqueItems": "unique items",
     "contains": "contains",
@@ -55,6 +60,26 @@ _NOT_GENERATED = {
     "unevaluatedProperties": "unevaluatedProperties",
     "unevaluatedItems": "unevaluatedItems",
 }
+
+_ENUMERATED = 200
+"""Integer ranges up to this many values are generated as alternatives."""
+
+
+def _bounds(schema: Mapping[str, Any], step: int) -> tuple[int | None, int | None]:
+    """Inclusive integer bounds from `minimum`/`exclusiveMinimum`/... (None = open)."""
+    low = high = None
+    if isinstance(schema.get("minimum"), (int, float)):
+        low = math.ceil(schema["minimum"])
+    if isinstance(schema.get("exclusiveMinimum"), (int, float)):
+        value = math.floor(schema["exclusiveMinimum"]) + step
+        low = value if low is None else max(low, value)
+    if isinstance(schema.get("maximum"), (int, float)):
+        high = math.floor(schema["maximum"])
+    if isinstance(schema.get("exclusiveMaximum"), (int, float)):
+        value = math.ceil(schema["exclusiveMaximum"]) - step
+        high = value if high is None else min(high, value)
+    return low, high
+
 
 Note = Callable[[str, str, str], None]
 """Records (JSON pointer, keyword, sentence)."""
@@ -140,17 +165,49 @@ class _Walk:
             alternatives = [self.of({**schema, "type": k}, path) for k in kind]
             return "(" + " | ".join(alternatives) + ")"
         if kind == "string":
-            return self.string(schema)
+            return self.string(schema, path)
         if kind == "integer":
-            low = schema.get("minimum", schema.get("exclusiveMinimum"))
-            return "natural" if isinstance(low, (int, float)) and low >= 0 else "integer"
-        if kind in ("number", "boolean", "null"):
+            return self.integer(schema, path)
+        if kind == "number":
+            return self.number(schema, path)
+        if kind in ("boolean", "null"):
             return str(kind)
         if kind == "array" or "items" in schema or "prefixItems" in schema:
             return self.array(schema, path)
         if kind == "object" or "properties" in schema or "additionalProperties" in schema:
             return self.object(schema, path)
         return "value"
+
+    def integer(self, schema: Mapping[str, Any], path: str) -> str:
+        low, high = _bounds(schema, 1)
+        if low is not None and high is not None and 0 <= high - low <= _ENUMERATED:
+            return "(" + " | ".join(f'"{n}"' for n in range(low, high + 1)) + ")"
+        if high is not None:
+            self.note(path, "maximum", "The grammar does not enforce the maximum.")
+        if low is None or low < 0:
+            if low is not None:
+                self.note(path, "minimum", "The grammar does not enforce the minimum.")
+            return "integer"
+        if low > 1:
+            self.note(path, "minimum", "The grammar enforces only that it is positive.")
+        return "natural" if low == 0 else "positive-integer"
+
+    def number(self, schema: Mapping[str, Any], path: str) -> str:
+        for keyword in ("maximum", "exclusiveMaximum"):
+            if keyword in schema:
+                self.note(path, keyword, f"The grammar does not enforce {keyword}.")
+        low, strict = schema.get("minimum"), False
+        if "exclusiveMinimum" in schema:
+            low, strict = schema["exclusiveMinimum"], True
+        if low is None:
+            return "number"
+        if low == 0:
+            return "positive-number" if strict else "natural-number"
+        if low > 0:
+            self.note(path, "minimum", "The grammar enforces only that it is positive.")
+            return "positive-number"
+        self.note(path, "minimum", "The grammar does not enforce the minimum.")
+        return "number"
 
     def ref(self, ref: str, path: str) -> str:
         key = (self.tool, ref)
@@ -197,7 +254,14 @@ class _Walk:
             target = target.get(part, {}) if isinstance(target, Mapping) else {}
         return target
 
-    def string(self, schema: Mapping[str, Any]) -> str:
+    def string(self, schema: Mapping[str, Any], path: str) -> str:
+        if isinstance(schema.get("pattern"), str):
+            body = pattern_expression(schema["pattern"])
+            if body is not None:
+                if "minLength" in schema or "maxLength" in schema:
+                    self.note(path, "minLength", "Lengths are not enforced next to a pattern.")
+                return f'("\\"" {body} "\\"")'
+            self.note(path, "pattern", "The grammar does not enforce this pattern.")
         low, high = schema.get("minLength"), schema.get("maxLength")
         if low is None and high is None:
             return "string"

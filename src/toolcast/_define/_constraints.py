@@ -63,6 +63,12 @@ def constrain(
         for key in sorted(numeric, key=lambda k: KEY_ORDER.index(_NUM_KEYS[k])):
             json[_NUM_KEYS[key]] = plain_number(constraints[key])
         kwargs = {k: constraints[k] for k in numeric}
+        if tp is decimal.Decimal:
+            # As written in the schema: Decimal(0.1) would be 0.1000000000000000055...
+            kwargs = {
+                k: decimal.Decimal(repr(v)) if isinstance(v, float) else v
+                for k, v in kwargs.items()
+            }
         core: cs.CoreSchema
         if json_type == "integer":
             core = cs.chain_schema([INT_BASE, cs.int_schema(strict=True, **kwargs)])

@@ -19,12 +19,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 @dataclass(frozen=True, slots=True)
 class Param:
-    """Per-parameter overrides: the model-visible name and description."""
+    """What the model is told about one parameter or field, whatever the code says.
+
+    Give it in `@tool(params={"q": Param(...)})`, or inside `Annotated[T, Param(...)]`
+    on a parameter or on a field of a dataclass, TypedDict, NamedTuple or pydantic
+    model (docs/schema.md, "Model-only guidance").
+    """
 
     name: str | None = None
-    """The property name the model sees (the Python name by default)."""
+    """The property name the model sees (parameters only; the Python name by default)."""
     description: str | None = None
-    """The property description (else Field/Doc/docstring)."""
+    """The property description, over Field/Doc/docstring and the type's own."""
+    note: str | None = None
+    """Guidance for the model, appended to the description after a blank line."""
+    hidden: bool = False
+    """Left out of the schema (needs a default, which the code then gets)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,11 +56,14 @@ class ToolOptions:
     blocking: bool = True
     timeout: float | None = None
     strict: bool = True
-    envelope: bool = False
+    envelope: bool | None = None
+    """None: wrap results when the result type carries descriptions (docs/invoking.md)."""
     register: bool = True
     """False keeps the tool out of module discovery (it can still be added by hand)."""
     resolve_aliases: bool = True
     """False: aliased ids reach the code as the aliases (display-only tools)."""
+    python_types: bool = False
+    """Write `x-python-type` on every schema fragment (providers strip it)."""
     params: Mapping[str, Param] = field(default_factory=dict)
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -107,9 +119,10 @@ def tool(
     blocking: bool = True,
     timeout: float | None = None,
     strict: bool = True,
-    envelope: bool = False,
+    envelope: bool | None = None,
     register: bool = True,
     resolve_aliases: bool = True,
+    python_types: bool = False,
     params: Mapping[str, Param | str] | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> Callable[[F], F]: ...

@@ -6,9 +6,10 @@ import inspect
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-import docstring_parser
-from docstring_parser import google
+if TYPE_CHECKING:
+    import docstring_parser
 
 __all__ = ("Docstring", "parse_docstring")
 
@@ -33,30 +34,90 @@ def _normalise(text: str | None) -> str:
     return "\n\n".join(_SPACE.sub(" ", p) for p in paragraphs if p)
 
 
-# Napoleon's other parameter sections (keyword-only parameters are often listed there).
-_SECTIONS = [
-    *google.DEFAULT_SECTIONS,
-    *(
-        google.Section(title, "param", google.SectionType.MULTIPLE)
-        for title in ("Keyword Args", "Keyword Arguments", "Other Parameters")
-    ),
-]
-_GOOGLE = google.GoogleParser(_SECTIONS)
-_TITLE = re.compile("(?:" + "|".join(re.escape(s.title) for s in _SECTIONS) + r"):[ \t]*\Z")
+@lru_cache(maxsize=1)
+def _parsers() -> tuple[Any, re.Pattern[str]]:
+    """The extended Google parser and its section-title pattern.
+
+    docstring_parser loads on the first docstring, not at `import toolcast`.
+    """
+    from docstring_parser import google
+
+    # Napoleon's other parameter sections (keyword-only parameters are often listed there).
+    sections = [
+        *google.DEFAULT_SECTIONS,
+        *(
+            google.Section(title, "param", google.SectionType.MULTIPLE)
+            for title in ("Keyword Args", "Keyword Arguments", "Other Parameters")
+        ),
+    ]
+    title = re.compile("(?:" + "|".join(re.escape(s.title) for s in sections) + r"):[ \t]*\Z")
+    return google.GoogleParser(sections), title
+
+
+# Lines without which a style finds no section: a style whose mark is absent
+# finds nothing, so it cannot win (`_auto`). Supersets of each parser's own test.
+_MARKS = {
+    "rest": re.compile(r"^\s*:", re.M),
+    "numpydoc": re.compile(r"^\s*(?:-+|\.\..*::.*)\s*$", re.M),
+    "epydoc": re.compile("@"),
+}
+
+
+def _auto(text: str) -> docstring_parser.Docstring:
+    """`docstring_parser.parse(text)` (every style, the one finding most sections wins).
+
+    The same result, faster: a style that cannot find a section (its mark is absent)
+    is only parsed when no style finds one, where the first style that parses wins.
+    """
+    from docstring_parser import epydoc, google, numpydoc, rest
+    from docstring_parser.common import ParseError
+
+    styles: tuple[tuple[str, Any], ...] = (
+        ("rest", rest),
+        ("google", google),
+        ("numpydoc", numpydoc),
+        ("epydoc", epydoc),
+    )
+    done: dict[str, docstring_parser.Docstring] = {}
+    error: Exception | None = None
+    for name, module in styles:
+        mark = _MARKS.get(name)
+        if mark is None or mark.search(text):
+            try:
+                done[name] = module.parse(text)
+            except ParseError as exc:
+                error = exc
+    most = max((len(d.meta) for d in done.values()), default=0)
+    if most:
+        return next(d for d in done.values() if len(d.meta) == most)
+    for name, module in styles:  # nothing found anywhere: the first that parses
+        if name in done:
+            return done[name]
+        try:
+            parsed: docstring_parser.Docstring = module.parse(text)
+        except ParseError as exc:
+            error = exc
+        else:
+            return parsed
+    assert error is not None
+    raise error
 
 
 def _parse(text: str) -> docstring_parser.Docstring:
+    import docstring_parser
+
+    parser, title = _parsers()
     lines = text.split("\n")
-    if _TITLE.match(lines[0]) and not any(_TITLE.match(line) for line in lines[1:]):
+    if title.match(lines[0]) and not any(title.match(line) for line in lines[1:]):
         # `"""Args:` on the quote line: dedenting flattened the entries to the
         # title's level, so put them back under it.
         text = "\n".join([lines[0], *(f"    {line}" for line in lines[1:])])
     # The leading newline lets a docstring open with a section, which
     # docstring_parser would otherwise read as the summary.
     text = "\n" + text
-    best = docstring_parser.parse(text)
+    best = _auto(text)
     try:
-        extended = _GOOGLE.parse(text)
+        extended = parser.parse(text)
     except docstring_parser.ParseError:
         return best
     return extended if len(extended.meta) > len(best.meta) else best

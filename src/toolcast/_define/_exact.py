@@ -11,7 +11,6 @@ and the handler receives the values the schema accepted.
 from __future__ import annotations
 
 import decimal
-import re
 from itertools import islice
 from typing import Any
 
@@ -24,9 +23,27 @@ from toolcast._messages import MAX_LISTED
 
 __all__ = ("ExactValidator", "exact_numbers")
 
-# Text without a digit followed by `.`, `e` or `E` holds no fraction or exponent: every
-# number in it is a plain integer, which jiter reads exactly at any size.
-_MAY_HAVE_FRACTIONS = re.compile(rb"[0-9][.eE]")
+# The text is scanned with bytes methods (C speed; a regex scan costs more than the
+# parse): with every digit mapped to `0`, `0.`, `0e` or `0E` marks a fraction or an
+# exponent. Text without one holds only plain integers, which jiter reads exactly at
+# any size. A number may not be what a float holds as written when it has an exponent
+# or a run of digits and a point longer than 16 characters (more than 15 significant
+# digits). A hit counts only where it starts a JSON number (after `:`, `,`, `[` or
+# whitespace), so hex in a UUID or digits in an identifier keep the fast path.
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_DIGITS_AND_POINT = bytes.maketrans(b"123456789.", b"0000000000")
+_LONG = b"0" * 17
+_BEFORE_NUMBER = frozenset(b":,[ \t\r\n")
+_DIGIT_BYTES = frozenset(b"0123456789")
+_WORDS = bytes(0x30 if chr(c) in "0123456789.-+eE" else 0x20 for c in range(256))
+_ZEROS = bytes(0x30 if c == 0x30 else 0x20 for c in range(256))
+# Beyond this many hits inside strings, the scan stops and the exact path is taken
+# (always correct, only slower): the scan stays linear on hostile text.
+_MAX_HITS = 64
+# jsonschema-rs collects every error before it yields the first, at tens of µs each
+# (a megabyte of `[{}, {}, ...]` would take seconds); above this size only the first
+# problem is looked for, which costs no more than a valid call.
+_LIST_EVERY_PROBLEM_UP_TO = 8192
 # Integers above this many digits (or exponents beyond it) are refused, as the
 # parser already refuses longer integer literals: exact arithmetic on them is costly.
 _MAX_DIGITS = 4300
@@ -67,10 +84,76 @@ def _convert(container: Any) -> None:
             _convert(item)
 
 
+def _starts_a_number(data: bytes, words: bytes, at: int) -> bool:
+    # `words` has every character that can be part of a number mapped to "0" and every
+    # other to " ": the character before this run decides (C-speed rfind, not a loop).
+    before = words.rfind(b" ", 0, at)
+    return before < 0 or data[before] in _BEFORE_NUMBER
+
+
+def _any_number_at(data: bytes, words: bytes, shape: bytes, marker: bytes) -> bool:
+    """Whether `marker` (in `shape`) occurs where a JSON number starts; linear time."""
+    at = shape.find(marker)
+    for _ in range(_MAX_HITS):
+        if at < 0:
+            return False
+        if _starts_a_number(data, words, at):
+            return True
+        # Skip the rest of this run: a megabyte of digits in a string is looked at once.
+        run_end = words.find(b" ", at)
+        at = shape.find(marker, run_end) if run_end >= 0 else -1
+    return at >= 0  # too many hits in strings to tell cheaply: take the exact path
+
+
+def _has_integral_fraction(data: bytes) -> bool:
+    """Whether a number like `7.0` (a fraction of zeros) may be in the text."""
+    at = data.find(b".0")
+    zeros = data.translate(_ZEROS) if at >= 0 else b""
+    for _ in range(_MAX_HITS):
+        if at < 0:
+            return False
+        end = zeros.find(b" ", at + 1)  # past the zeros after the point
+        end = len(data) if end < 0 else end
+        if (
+            at > 0
+            and data[at - 1] in _DIGIT_BYTES
+            and (end == len(data) or data[end] not in _DIGIT_BYTES)
+        ):
+            return True
+        at = data.find(b".0", end)
+    return at >= 0  # too many to tell cheaply: the walk decides
+
+
+def _integral_floats(container: Any) -> None:
+    pairs = container.items() if type(container) is dict else enumerate(container)
+    for key, item in pairs:
+        kind = type(item)
+        if kind is float:
+            if item.is_integer():
+                container[key] = int(item)
+        elif kind is dict or kind is list:
+            _integral_floats(item)
+
+
 def exact_numbers(data: bytes) -> Any:
     """Parse JSON text with each number in its exact Python form (see the module doc)."""
-    if not _MAY_HAVE_FRACTIONS.search(data):
+    shape = data.translate(_DIGITS)
+    if b"0." not in shape and b"0e" not in shape and b"0E" not in shape:
         return jiter.from_json(data)
+    words = data.translate(_WORDS)
+    inexact = (
+        _any_number_at(data, words, shape, b"0e")
+        or _any_number_at(data, words, shape, b"0E")
+        or _any_number_at(data, words, data.translate(_DIGITS_AND_POINT), _LONG)
+    )
+    if not inexact:
+        # Every fraction has at most 15 significant digits: a float holds it as written.
+        value = jiter.from_json(data)
+        if type(value) is float:
+            return int(value) if value.is_integer() else value
+        if isinstance(value, (dict, list)) and _has_integral_fraction(data):
+            _integral_floats(value)
+        return value
     value = jiter.from_json(data, float_mode="lossless-float")
     if type(value) is jiter.LosslessFloat:
         return _exact(value)
@@ -100,5 +183,14 @@ class ExactValidator:
             ) from None
         if self._validator.is_valid(value):
             return value
-        errors = list(islice(self._validator.iter_errors(value), MAX_LISTED + 1))
-        raise ArgumentsError(format_schema_errors(self._tool, errors, self._schema))
+        if len(data) <= _LIST_EVERY_PROBLEM_UP_TO:
+            errors = list(islice(self._validator.iter_errors(value), MAX_LISTED + 1))
+            raise ArgumentsError(format_schema_errors(self._tool, errors, self._schema))
+        try:
+            self._validator.validate(value)
+        except jsonschema_rs.ValidationError as exc:
+            first = format_schema_errors(self._tool, [exc], self._schema)
+            raise ArgumentsError(
+                f"{first} (Only the first problem is reported for arguments this large.)"
+            ) from None
+        return value  # pragma: no cover - is_valid and validate agree

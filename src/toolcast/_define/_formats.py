@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextvars
 import datetime as dt
 import decimal
 import re
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -29,22 +31,37 @@ from pydantic_core import core_schema as cs
 from toolcast._define._node import Node
 
 __all__ = (
+    "DECIMAL_OR_TEXT",
     "DURATION_PATTERN",
+    "INTS_FROM_TEXT",
     "LOCAL_DATETIME_PATTERN",
     "LOCAL_TIME_PATTERN",
     "NUMBER_TEXT_PATTERN",
+    "PATTERN_DEADLINE",
     "PATTERN_TIMEOUT",
     "decimal_value",
+    "local_format",
     "parse_local_datetime",
     "parse_local_time",
     "timed_pattern",
 )
 
 
+INTS_FROM_TEXT: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "toolcast_ints_from_text", default=False
+)
+"""Set by the argument parser once it has re-read the text's integers exactly."""
+
+
 def _integral(value: float) -> int:
     # int_schema's own float conversion stops at 2**63; JSON Schema has no such limit.
     if not value.is_integer():
         raise PydanticCustomError("int_from_float", "must be an integer")
+    if not INTS_FROM_TEXT.get():
+        # The float may have rounded the text (`1e23`, `1.0000000000000000001`): the
+        # argument parser reads the digits exactly and validates again. Plain integer
+        # digits never reach this function, so ordinary calls pay nothing.
+        raise PydanticCustomError("int_from_text", "must be an integer")
     return int(value)
 
 
@@ -96,16 +113,14 @@ _CALENDAR_DATE = (
     rf"|{_LEAP_YEAR}-02-29)"
 )
 _CLOCK = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?"
-_OFFSET = r"(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
 LOCAL_DATETIME_PATTERN = rf"^{_CALENDAR_DATE}[Tt]{_CLOCK}$"
 """A date-time without an offset (the other branch of a plain `datetime`'s anyOf)."""
 LOCAL_TIME_PATTERN = rf"^{_CLOCK}$"
 """A time without an offset (the other branch of a plain `time`'s anyOf)."""
-_LOCAL_DATETIME_RE = re.compile(rf"^{_CALENDAR_DATE}[Tt]{_CLOCK}{_OFFSET}?$")
-_LOCAL_TIME_RE = re.compile(rf"^{_CLOCK}{_OFFSET}?$")
 
-NUMBER_TEXT_PATTERN = r"^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$"
-"""A JSON number written as a string: what an unconstrained `Decimal` also accepts."""
+NUMBER_TEXT_PATTERN = r"^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]{1,9})?$"
+"""A JSON number written as a string: what an unconstrained `Decimal` also accepts
+(exponents up to nine digits, which `Decimal` holds)."""
 _NUMBER_TEXT_RE = re.compile(NUMBER_TEXT_PATTERN)
 
 
@@ -131,8 +146,8 @@ def _micro(frac: str | None) -> int:
     return int((frac or "0")[:6].ljust(6, "0"))
 
 
-def parse_datetime(value: str, *, optional_offset: bool = False) -> dt.datetime:
-    m = (_NAIVE_DATETIME_RE if optional_offset else _DATETIME_RE).match(value)
+def parse_datetime(value: str) -> dt.datetime:
+    m = _DATETIME_RE.match(value)
     try:
         if m is None:
             raise ValueError
@@ -142,18 +157,44 @@ def parse_datetime(value: str, *, optional_offset: bool = False) -> dt.datetime:
         raise _format_error("an RFC 3339 date-time", "2024-05-01T09:30:00Z") from None
 
 
+def _without_newline(value: str, offset_at: int, regex: re.Pattern[str]) -> re.Match[str] | None:
+    # The schema's pattern ends in `$`, which (in Python, as the reference validator
+    # reads it) also matches before one final newline: only the offset-less branch.
+    text = value[:-1] if value.endswith("\n") else value
+    m = regex.match(text)
+    if m is None or (text is not value and m.group(offset_at) is not None):
+        return None
+    return m
+
+
 def parse_local_datetime(value: str) -> dt.datetime:
-    """A date-time whose offset may be left out; without one it arrives naive."""
-    if _LOCAL_DATETIME_RE.match(value) is None:
-        raise _format_error("an RFC 3339 date-time, offset optional", "2024-05-01T09:30:00")
-    return parse_datetime(value.rstrip("\n"), optional_offset=True)
+    """A date-time whose offset may be left out; without one it arrives naive.
+
+    The regex takes any digits; the `datetime` constructor and the offset check
+    refuse what `LOCAL_DATETIME_PATTERN` and `format: date-time` refuse.
+    """
+    m = _without_newline(value, 8, _NAIVE_DATETIME_RE)
+    try:
+        if m is None:
+            raise ValueError
+        y, mo, d, h, mi, s, frac, tz = m.groups()
+        return dt.datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), _micro(frac), _tz(tz))
+    except ValueError:
+        raise _format_error(
+            "an RFC 3339 date-time, offset optional", "2024-05-01T09:30:00"
+        ) from None
 
 
 def parse_local_time(value: str) -> dt.time:
     """A time whose offset may be left out; without one it arrives naive."""
-    if _LOCAL_TIME_RE.match(value) is None:
-        raise _format_error("a time, offset optional", "09:30:00")
-    return parse_time(value.rstrip("\n"), optional_offset=True)
+    m = _without_newline(value, 5, _NAIVE_TIME_RE)
+    try:
+        if m is None:
+            raise ValueError
+        h, mi, s, frac, tz = m.groups()
+        return dt.time(int(h), int(mi), int(s), _micro(frac), _tz(tz))
+    except ValueError:
+        raise _format_error("a time, offset optional", "09:30:00") from None
 
 
 def parse_number_text(value: str) -> decimal.Decimal:
@@ -164,6 +205,24 @@ def parse_number_text(value: str) -> decimal.Decimal:
         return decimal.Decimal(value)
     except decimal.InvalidOperation:  # an exponent beyond Decimal's range
         raise PydanticCustomError("format", "must be a number of a smaller magnitude") from None
+
+
+DECIMAL_OR_TEXT = cs.union_schema(
+    [
+        # Rust all the way for the common case: exact digits handed over as text.
+        cs.chain_schema(
+            [
+                cs.str_schema(strict=True, pattern=NUMBER_TEXT_PATTERN),
+                cs.decimal_schema(allow_inf_nan=False),
+            ]
+        ),
+        cs.no_info_plain_validator_function(lambda value: decimal_value(value)),
+    ],
+    mode="left_to_right",
+    custom_error_type="number_or_text",
+    custom_error_message="must be a number or a numeric string",
+)
+"""A JSON number or a numeric string, as an exact Decimal (an unconstrained `Decimal`)."""
 
 
 def decimal_value(value: Any) -> decimal.Decimal:
@@ -186,8 +245,8 @@ def parse_date(value: str) -> dt.date:
         raise _format_error("a date", "2024-05-01") from None
 
 
-def parse_time(value: str, *, optional_offset: bool = False) -> dt.time:
-    m = (_NAIVE_TIME_RE if optional_offset else _TIME_RE).match(value)
+def parse_time(value: str) -> dt.time:
+    m = _TIME_RE.match(value)
     try:
         if m is None:
             raise ValueError
@@ -202,7 +261,8 @@ _TIME_UNITS = {"H": 3600, "M": 60, "S": 1}
 
 
 def parse_duration(value: str) -> dt.timedelta:
-    if not _DURATION_RE.match(value):
+    # fullmatch: `format: duration` refuses the trailing newline `$` would let in.
+    if not _DURATION_RE.fullmatch(value):
         raise _format_error(
             "an RFC 3339 duration in weeks, days, hours, minutes and whole seconds", "P1DT2H"
         )
@@ -239,7 +299,12 @@ def parse_base64(value: str) -> bytes:
 
 
 PATTERN_TIMEOUT = 0.1
-"""Seconds a back-tracking pattern may spend on one value before it is refused."""
+"""Seconds back-tracking patterns may spend on one argument object, all values together."""
+PATTERN_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "toolcast_pattern_deadline", default=None
+)
+"""`time.perf_counter()` by which the current validation's pattern checks must end
+(set by the argument parser around each validation)."""
 
 
 def timed_pattern(pattern: str) -> Callable[[str], str]:
@@ -257,8 +322,12 @@ def timed_pattern(pattern: str) -> Callable[[str], str]:
     compiled = regex.compile(pattern)
 
     def check(value: str) -> str:
+        deadline = PATTERN_DEADLINE.get()
+        timeout = PATTERN_TIMEOUT if deadline is None else deadline - time.perf_counter()
         try:
-            found = compiled.search(value, timeout=PATTERN_TIMEOUT)
+            if timeout <= 0:
+                raise TimeoutError
+            found = compiled.search(value, timeout=timeout)
         except TimeoutError:
             raise PydanticCustomError(
                 "pattern_timeout",
@@ -280,3 +349,14 @@ def string_format(fmt: str, parse: Callable[[str], Any], **extra: Any) -> Node:
         {"type": "string", "format": fmt, **extra},
         cs.no_info_after_validator_function(parse, cs.str_schema(strict=True)),
     )
+
+
+def local_format(fmt: str, local_pattern: str, parse: Callable[[str], Any]) -> Node:
+    """`format` with an offset, or the same text without one (`anyOf` of both)."""
+    json = {
+        "anyOf": [
+            {"type": "string", "format": fmt},
+            {"type": "string", "pattern": local_pattern},
+        ]
+    }
+    return Node(json, cs.no_info_after_validator_function(parse, cs.str_schema(strict=True)))

@@ -23,6 +23,7 @@ from toolcast._context import ToolContext
 from toolcast._define._annotations import MISSING, split_annotated
 from toolcast._define._decorator import Param, ToolOptions
 from toolcast._define._docstring import parse_docstring
+from toolcast._define._envelope import wants_envelope
 from toolcast._define._fields import FieldDef
 from toolcast._define._names import NAME_PATTERN, check_name
 from toolcast._define._node import Node
@@ -66,6 +67,8 @@ class Analysis:
     is_async: bool
     exact_output: bool = False
     """Results hold Decimal, bytes or NamedTuple values, which need `exact_json`."""
+    envelope: bool = False
+    """The return type (or a type reachable from it) is marked `@envelope`."""
 
 
 def _default_name(fn: Callable[..., Any]) -> str:
@@ -191,7 +194,9 @@ def analyse(
                 )
             )
 
-    builder = SchemaBuilder(qualname, lenient_nulls=lenient_nulls)
+    builder = SchemaBuilder(
+        qualname, lenient_nulls=lenient_nulls, python_types=options.python_types
+    )
     builder.problems = problems
     fields: list[FieldDef] = []
     positional: list[tuple[str, Any]] = []
@@ -261,7 +266,7 @@ def analyse(
                 positional.append((param.name, MISSING))
             continue
         override = overrides.get(param.name, Param())
-        key = override.name or meta.alias or param.name
+        key = override.name or meta.rename or meta.alias or param.name
         if key in seen_keys:
             problems.append(
                 DefinitionProblem(
@@ -274,6 +279,10 @@ def analyse(
         required = default is param.empty and meta.default_factory is None
         param_doc = override.description or meta.description or doc.params.get(param.name)
         meta_for_type = meta.for_type()
+        # Model-only guidance: the decorator's over the parameter's own (docs/schema.md).
+        meta_for_type.model_description = override.description or meta.model_description
+        meta_for_type.note = override.note or meta.note
+        meta_for_type.hidden = meta_for_type.hidden or override.hidden
         fields.append(
             FieldDef(
                 key,
@@ -304,7 +313,9 @@ def analyse(
 
         node.core = cs.definitions_schema(node.core, builder.core_defs)
 
-    output_schema, exact_output = _output_schema(hints.get("return", MISSING), qualname, problems)
+    output_schema, exact_output = _output_schema(
+        hints.get("return", MISSING), qualname, problems, python_types=options.python_types
+    )
     if problems:
         raise ToolDefinitionError(qualname, _in_signature_order(problems, params, seen_keys))
 
@@ -325,6 +336,7 @@ def analyse(
         builder.needs_python_regex,
         is_async,
         exact_output,
+        output_schema is not None and wants_envelope(hints.get("return")),
     )
 
 
@@ -387,7 +399,7 @@ def _is_parts(tp: Any) -> bool:
 
 
 def _output_schema(
-    tp: Any, qualname: str, problems: list[DefinitionProblem]
+    tp: Any, qualname: str, problems: list[DefinitionProblem], *, python_types: bool = False
 ) -> tuple[dict[str, Any] | None, bool]:
     if tp is MISSING or tp is None or tp is type(None):
         return None, False
@@ -398,7 +410,7 @@ def _output_schema(
     # (`list[str]` is structured: it is sent as one JSON part.)
     if typing_extensions.get_origin(base) in _UNIONS and str in typing_extensions.get_args(base):
         return None, False
-    builder = SchemaBuilder(qualname)
+    builder = SchemaBuilder(qualname, output=True, python_types=python_types)
     node = builder.node(tp, "return")
     problems.extend(builder.problems)
     schema = dict(node.json)

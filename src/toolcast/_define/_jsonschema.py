@@ -10,6 +10,7 @@ References resolve inside the schema only (`$defs`, `$id`, `$anchor`,
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -56,24 +57,87 @@ def schema_pointer(path: Any) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
-def _subschemas(schema: Any, pointer: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Every schema object inside `schema` (itself included), with its pointer."""
-    if not isinstance(schema, dict):
-        return
-    yield pointer, schema
-    for key in _ONE:
-        if key in schema:
-            yield from _subschemas(schema[key], pointer + schema_pointer([key]))
-    for key in _MAP:
-        value = schema.get(key)
-        if isinstance(value, dict):
-            for name, sub in value.items():
-                yield from _subschemas(sub, f"{pointer}{schema_pointer([key, name])}")
-    for key in _LIST:
-        value = schema.get(key)
-        if isinstance(value, list):
-            for i, sub in enumerate(value):
-                yield from _subschemas(sub, f"{pointer}{schema_pointer([key, i])}")
+def _subschemas(schema: Any) -> Iterator[tuple[tuple[str | int, ...], dict[str, Any]]]:
+    """Every schema object inside `schema` (itself included), with its path."""
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), schema)]
+    while stack:
+        path, node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        yield path, node
+        children: list[tuple[tuple[str | int, ...], Any]] = []
+        for key in _ONE:
+            if key in node:
+                children.append(((*path, key), node[key]))
+        for key in _MAP:
+            value = node.get(key)
+            if isinstance(value, dict):
+                children.extend(((*path, key, name), sub) for name, sub in value.items())
+        for key in _LIST:
+            value = node.get(key)
+            if isinstance(value, list):
+                children.extend(((*path, key, i), sub) for i, sub in enumerate(value))
+        stack.extend(reversed(children))  # depth first, in document order
+
+
+_SCALARS = frozenset({"string", "number", "integer", "boolean", "null"})
+
+
+def _value_depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_value_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_value_depth, value), default=0)
+    return 0
+
+
+def _deepest(schemas: list[Any]) -> int | None:
+    depths = [static_depth(s) for s in schemas]
+    return None if None in depths else max((d for d in depths if d is not None), default=0)
+
+
+def static_depth(schema: Any) -> int | None:
+    """The deepest nesting a value `schema` accepts can have (a scalar is 0), or None.
+
+    Conservative: a bound is derived only from `type`, `enum`/`const`, `items`,
+    `prefixItems`, `properties`, `patternProperties` and `additionalProperties`; since
+    every keyword of a 2020-12 schema applies at once, the others can only narrow it.
+    """
+    if schema is False:
+        return 0
+    if not isinstance(schema, dict) or "$schema" in schema:
+        return None
+    kind = schema.get("type")
+    if kind is None:
+        for key in ("const", "enum"):
+            if key in schema:
+                values = [schema[key]] if key == "const" else schema[key]
+                return max(map(_value_depth, values), default=0) if isinstance(values, list) else 0
+        return None
+    kinds = set(kind) if isinstance(kind, list) else {kind}
+    depths = [0]
+    if "array" in kinds:
+        prefix = schema.get("prefixItems", [])
+        if "items" not in schema:
+            return None
+        inner = _deepest([schema["items"], *(prefix if isinstance(prefix, list) else [])])
+        if inner is None:
+            return None
+        depths.append(1 + inner)
+    if "object" in kinds:
+        if "additionalProperties" not in schema:
+            return None
+        subs = [schema["additionalProperties"]]
+        for key in ("properties", "patternProperties"):
+            if isinstance(schema.get(key), dict):
+                subs.extend(schema[key].values())
+        inner = _deepest(subs)
+        if inner is None:
+            return None
+        depths.append(1 + inner)
+    if not kinds <= _SCALARS | {"array", "object"}:
+        return None
+    return max(depths)
 
 
 def _offline(uri: str) -> Any:
@@ -91,13 +155,20 @@ def _format_known(fmt: str) -> bool:
     return True
 
 
-def _meta_problems(schema: dict[str, Any]) -> list[DefinitionProblem]:
-    dialect = schema.get("$schema", DIALECT)
+@cache
+def _metaschema(dialect: str) -> jsonschema_rs.Validator | None:
     try:
-        meta = jsonschema_rs.validator_for(
+        return jsonschema_rs.validator_for(
             {"$schema": dialect, "$ref": dialect}, retriever=_offline
         )
     except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError):
+        return None
+
+
+def _meta_problems(schema: dict[str, Any]) -> list[DefinitionProblem]:
+    dialect = schema.get("$schema", DIALECT)
+    meta = _metaschema(dialect) if isinstance(dialect, str) else None
+    if meta is None:
         return [
             DefinitionProblem(
                 "unsupported-dialect",
@@ -120,13 +191,13 @@ def _meta_problems(schema: dict[str, Any]) -> list[DefinitionProblem]:
 
 def _walk_problems(schema: dict[str, Any]) -> list[DefinitionProblem]:
     problems = []
-    for pointer, sub in _subschemas(schema, ""):
+    for path, sub in _subschemas(schema):
         fmt = sub.get("format")
         if isinstance(fmt, str) and not _format_known(fmt):
             problems.append(
                 DefinitionProblem(
                     "unsupported-format",
-                    f"{pointer}/format",
+                    schema_pointer((*path, "format")),
                     f"format {fmt!r} cannot be checked; remove it or use a pattern.",
                 )
             )
@@ -139,14 +210,14 @@ def _build_problem(schema: dict[str, Any], error: Exception) -> DefinitionProble
     pointer = schema_pointer(getattr(error, "instance_path", ()) or ())
     referencing = isinstance(kind, jsonschema_rs.ValidationErrorKind.Referencing)
     if referencing or isinstance(error, jsonschema_rs.ReferencingError):
-        for where, sub in _subschemas(schema, ""):
+        for path, sub in _subschemas(schema):
             for key in ("$ref", "$dynamicRef"):
                 ref = sub.get(key)
                 target = ref.split("#", 1)[-1] if isinstance(ref, str) else None
                 if isinstance(ref, str) and (ref in message or (target and target in message)):
                     return DefinitionProblem(
                         "unsupported-ref",
-                        f"{where}/{key}",
+                        schema_pointer((*path, key)),
                         f"{key} {ref!r} cannot be resolved inside the schema ({message}); "
                         "toolcast does not fetch schemas: put the referenced schema under "
                         "`$defs` with its `$id`.",
@@ -165,19 +236,20 @@ def compile_schema(name: str, schema: dict[str, Any]) -> CompiledSchema:
     check_name(name, problems)
     root: Any = schema  # a caller may pass anything; say what is wrong
     try:
-        # JSON only (no NaN, tuples, sets or cycles), as a plain copy the caller cannot change.
+        # JSON only (no NaN, sets, objects or cycles; tuples become lists), as a plain
+        # copy the caller cannot change afterwards.
         root = json.loads(json.dumps(root, allow_nan=False))
-    except (TypeError, ValueError) as exc:
-        problems.append(DefinitionProblem("invalid-schema", "", f"not a JSON value ({exc})."))
+    except (TypeError, ValueError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        problems.append(DefinitionProblem("invalid-schema", "", f"not a JSON value ({why})."))
         raise ToolDefinitionError(name, problems) from None
     if not isinstance(root, dict) or root.get("type") != "object":
         problems.append(
             DefinitionProblem("root-not-object", "", 'the input schema must have "type": "object".')
         )
         raise ToolDefinitionError(name, problems)
-    problems.extend(_meta_problems(root))
-    if not problems:
-        problems.extend(_walk_problems(root))
+    meta = _meta_problems(root)
+    problems.extend(meta or _walk_problems(root))
     if problems:
         raise ToolDefinitionError(name, problems)
     try:
@@ -190,4 +262,10 @@ def compile_schema(name: str, schema: dict[str, Any]) -> CompiledSchema:
         )
     except Exception as exc:  # jsonschema-rs raises several types; each becomes a problem
         raise ToolDefinitionError(name, [_build_problem(root, exc)]) from None
-    return CompiledSchema(ExactValidator(name, validator, root))
+    depth = None
+    # Older drafts ignore the siblings of `$ref`; only 2019-09 and later apply them all.
+    if root.get("$schema", DIALECT).startswith("https://json-schema.org/draft/"):
+        # A schema deeper than Python recurses gets no bound: the parser walks the depth.
+        with contextlib.suppress(RecursionError):
+            depth = static_depth({k: v for k, v in root.items() if k != "$schema"})
+    return CompiledSchema(ExactValidator(name, validator, root), depth)

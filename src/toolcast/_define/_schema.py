@@ -34,7 +34,14 @@ import typing_extensions
 from pydantic_core import PydanticCustomError
 from pydantic_core import core_schema as cs
 
-from toolcast._define._annotations import MISSING, Meta, json_default, split_annotated
+from toolcast._define._annotations import (
+    MISSING,
+    Meta,
+    exact_in_json,
+    guided,
+    json_default,
+    split_annotated,
+)
 from toolcast._define._annotations import absorb as absorb
 from toolcast._define._constraints import constrain
 from toolcast._define._constraints import regex_needs_python as regex_needs_python
@@ -49,23 +56,25 @@ from toolcast._define._fields import (
     is_typeddict_class,
     post_object,
 )
-from toolcast._define._formats import DURATION_PATTERN as DURATION_PATTERN
-from toolcast._define._formats import INT_BASE as INT_BASE
 from toolcast._define._formats import (
+    DECIMAL_OR_TEXT,
     LOCAL_DATETIME_PATTERN,
     LOCAL_TIME_PATTERN,
     NUMBER_TEXT_PATTERN,
-    decimal_value,
+    local_format,
     parse_base64,
     parse_local_datetime,
     parse_local_time,
     string_format,
 )
+from toolcast._define._formats import DURATION_PATTERN as DURATION_PATTERN
+from toolcast._define._formats import INT_BASE as INT_BASE
 from toolcast._define._formats import parse_date as parse_date
 from toolcast._define._formats import parse_datetime as parse_datetime
 from toolcast._define._formats import parse_duration as parse_duration
 from toolcast._define._formats import parse_time as parse_time
 from toolcast._define._formats import parse_uuid as parse_uuid
+from toolcast._define._jsonvalue import is_json_value_alias
 from toolcast._define._node import (
     KEY_ORDER,
     Node,
@@ -80,6 +89,7 @@ from toolcast._define._node import (
     nullable_json,
     ordered,
 )
+from toolcast._define._pytypes import PYTHON_TYPE, python_type_name
 from toolcast.aliases._declare import described, marked
 from toolcast.errors import DefinitionProblem
 
@@ -106,20 +116,32 @@ def _unique(kind: Callable[[Any], Any]) -> Callable[[list[Any]], Any]:
     return check
 
 
-_CLASS_NODES: weakref.WeakKeyDictionary[type, dict[bool, tuple[Node, bool, bool]]] = (
-    weakref.WeakKeyDictionary()
-)
+_CLASS_NODES: weakref.WeakKeyDictionary[
+    type, dict[tuple[bool, bool, bool], tuple[Node, bool, bool]]
+] = weakref.WeakKeyDictionary()
 """Self-contained class nodes shared by every tool that uses the class:
-{class: {lenient_nulls: (node, needs_python_regex, exact_output)}}."""
+{class: {(lenient_nulls, output, python_types): (node, needs_python_regex, exact_output)}}."""
 
 
 class SchemaBuilder:
     """Walks annotations of one tool, collecting `$defs` and problems."""
 
-    def __init__(self, owner: str, *, lenient_nulls: bool = False) -> None:
+    def __init__(
+        self,
+        owner: str,
+        *,
+        lenient_nulls: bool = False,
+        output: bool = False,
+        python_types: bool = False,
+    ) -> None:
         self.owner = owner
+        self.python_types = python_types
+        """Write `x-python-type` on every fragment (`@tool(python_types=True)`)."""
         self.lenient_nulls = lenient_nulls
         """Fields with defaults also take `null`, meaning "use the default"."""
+        self.output = output
+        """Describing a return value: pydantic `Field(exclude=True)` fields are left out,
+        as serialising leaves them out."""
         self.problems: list[DefinitionProblem] = []
         self.exact_output = False
         """A value of these types needs `exact_json` (Decimal, bytes, NamedTuple inside)."""
@@ -148,6 +170,10 @@ class SchemaBuilder:
                 "injected-nested", path, "Injected(...) is only allowed on a parameter itself."
             )
         node = self._dispatch(tp, path, meta)
+        inexact = [f"{k}={v}" for k, v in meta.constraints.items() if not exact_in_json(v)]
+        if inexact:  # the schema would show a rounded bound the validator does not use
+            message = f"{', '.join(inexact)} has no exact JSON Schema number; use fewer digits."
+            return self.problem("inexact-bound", path, message)
         if meta.constraints:
             node = constrain(self, node, tp, path, meta.constraints)
         if meta.description and "description" not in node.json:
@@ -155,12 +181,15 @@ class SchemaBuilder:
         if meta.id_alias:  # the model sees `link-1`, the code the UUID (toolcast.aliases)
             json = marked(node.json, meta.id_alias, path, self.problems)
             node = Node(json, node.core, node.depth, node.guards)
+        if self.python_types:  # a fresh node: class nodes are shared between tools
+            json = {**node.json, PYTHON_TYPE: python_type_name(tp)}
+            node = Node(json, node.core, node.depth, node.guards)
         return node
 
     def _dispatch(self, tp: Any, path: str, meta: Meta) -> Node:
         origin = typing_extensions.get_origin(tp)
         args = typing_extensions.get_args(tp)
-        if tp is typing.Any or tp is typing_extensions.Any or _is_json_value_alias(tp):
+        if tp is typing.Any or tp is typing_extensions.Any or is_json_value_alias(tp):
             return Node({}, cs.any_schema(), depth=None)
         if tp is None or tp is type(None):
             return Node({"type": "null"}, cs.none_schema())
@@ -230,8 +259,7 @@ class SchemaBuilder:
             json = {
                 "anyOf": [{"type": "number"}, {"type": "string", "pattern": NUMBER_TEXT_PATTERN}]
             }
-            core = cs.no_info_plain_validator_function(decimal_value)
-            return Node(json, core, guards=((...,),))
+            return Node(json, DECIMAL_OR_TEXT, guards=((...,),))
         if tp is str:
             return Node({"type": "string"}, cs.str_schema(strict=True))
         if tp in (bytes, bytearray):
@@ -242,11 +270,11 @@ class SchemaBuilder:
         if tp is dt.datetime:
             # Models often leave the offset out; the second branch says they may
             # (a naive value arrives, as the annotation allows).
-            return _local_format("date-time", LOCAL_DATETIME_PATTERN, parse_local_datetime)
+            return local_format("date-time", LOCAL_DATETIME_PATTERN, parse_local_datetime)
         if tp is dt.date:
             return string_format("date", parse_date)
         if tp is dt.time:
-            return _local_format("time", LOCAL_TIME_PATTERN, parse_local_time)
+            return local_format("time", LOCAL_TIME_PATTERN, parse_local_time)
         if tp is dt.timedelta:
             return string_format("duration", parse_duration, pattern=DURATION_PATTERN)
         if tp is uuid.UUID:
@@ -365,6 +393,11 @@ class SchemaBuilder:
         return Node(ordered(json), core)
 
     def _union(self, args: tuple[Any, ...], path: str, meta: Meta) -> Node:
+        # `T | SkipJsonSchema[None]`: the hidden member is not part of the contract
+        # (the schema leaves it out, so the validator does too).
+        args = tuple(a for a in args if not split_annotated(a)[1].hidden)
+        if not args:
+            return self.problem("hidden-field", path, "every member of the union is hidden.")
         members = [a for a in args if a is not type(None) and a is not None]
         nullable = len(members) < len(args)
         if len(members) == 1:
@@ -480,7 +513,9 @@ class SchemaBuilder:
         if cls in self._stack:
             self._recursive.add(cls)
             return self._ref(cls)
-        shared = _CLASS_NODES.get(cls, {}).get(self.lenient_nulls)
+        shared = _CLASS_NODES.get(cls, {}).get(
+            (self.lenient_nulls, self.output, self.python_types)
+        )
         if shared is not None:
             node, regex, exact = shared
             self.needs_python_regex |= regex
@@ -496,8 +531,14 @@ class SchemaBuilder:
             fields_ = list(fields_of(cls, path, self.problems))
             doc = class_doc(cls)
             description = parse_docstring(doc).description if doc else None
+            # pydantic `extra="allow"` keeps unknown keys: the schema says so.
+            open_ = is_model(cls) and getattr(cls, "model_config", {}).get("extra") == "allow"
             node = self.object_node(
-                fields_, path, construct=constructor_of(cls), description=description
+                fields_,
+                path,
+                construct=constructor_of(cls),
+                description=description,
+                open_=open_,
             )
         finally:
             self._stack.pop()
@@ -508,7 +549,8 @@ class SchemaBuilder:
             # Self-contained (no $defs, refs or problems): the same for every tool, so
             # a class used by many tools is walked once (the schemas are never mutated).
             shared_node = Node(node.json, node.core, node.depth, node.guards)
-            _CLASS_NODES.setdefault(cls, {})[self.lenient_nulls] = (shared_node, *flags)
+            key = (self.lenient_nulls, self.output, self.python_types)
+            _CLASS_NODES.setdefault(cls, {})[key] = (shared_node, *flags)
         if cls in self._recursive:
             ref = self._ref(cls)
             self.defs[self._names[cls]] = node.json
@@ -528,6 +570,37 @@ class SchemaBuilder:
             self._names[cls] = name
         return Node({"$ref": f"#/$defs/{name}"}, cs.definition_reference_schema(name), depth=None)
 
+    def _left_out(self, f: FieldDef, path: str) -> bool:
+        """Whether field `f` is not part of this schema (hidden, or excluded from results)."""
+        _, inner = split_annotated(f.annotation)
+        hidden = inner.hidden or (f.meta is not None and f.meta.hidden)
+        excluded = inner.excluded or (f.meta is not None and f.meta.excluded)
+        if hidden and not self.output and f.required:
+            where = f"{path}.{f.key}" if path else f.key
+            self.problem(
+                "hidden-field",
+                where,
+                "SkipJsonSchema or Param(hidden=True) hides a required field: the model "
+                "could never send it. "
+                "Give it a default, or show it.",
+            )
+        return hidden or (excluded and self.output)
+
+    def _guided(self, f: FieldDef, json: dict[str, Any], path: str) -> dict[str, Any]:
+        """A field's fragment with its `Param(description=, note=)` model-only guidance."""
+        _, inner = split_annotated(f.annotation)
+        outer = f.meta or Meta()
+        if inner.rename is not None or outer.rename is not None:
+            where = f"{path}.{f.key}" if path else f.key
+            self.problem(
+                "nested-rename",
+                where,
+                "Param(name=...) renames tool parameters only; rename a field with a "
+                "pydantic alias.",
+            )
+        description = outer.model_description or inner.model_description
+        return guided(json, description, outer.note or inner.note)
+
     def object_node(
         self,
         fields_: list[FieldDef],
@@ -535,8 +608,13 @@ class SchemaBuilder:
         *,
         construct: Callable[[dict[str, Any]], Any] | None,
         description: str | None = None,
+        open_: bool = False,
     ) -> Node:
-        """A closed object node from field definitions (also used for parameter lists)."""
+        """An object node from field definitions (also used for parameter lists).
+
+        Closed unless `open_` (a pydantic model with `extra="allow"`): then any other
+        key is accepted and handed to the model, which keeps it.
+        """
         properties: dict[str, Any] = {}
         core_fields: dict[str, cs.TypedDictField] = {}
         required: list[str] = []
@@ -545,10 +623,13 @@ class SchemaBuilder:
         null_defaults: list[str] = []
         for f in fields_:
             meta = None if f.meta is None else f.meta.for_type()
+            if self._left_out(f, path):
+                continue
             sub = self.node(f.annotation, f"{path}.{f.key}" if path else f.key, meta)
             json = sub.json
             if f.description:
                 json = described(json, f.description)
+            json = self._guided(f, json, path)
             if not f.required and f.default is not MISSING:
                 ok, value = json_default(f.default)
                 if ok:
@@ -571,78 +652,21 @@ class SchemaBuilder:
         json_obj["properties"] = properties
         if required:
             json_obj["required"] = required
-        json_obj["additionalProperties"] = False
+        json_obj["additionalProperties"] = open_
         core: cs.CoreSchema = cs.typed_dict_schema(
-            core_fields, extra_behavior="forbid", strict=True
+            core_fields, extra_behavior="allow" if open_ else "forbid", strict=True
         )
         renames = {f.key: f.attr for f in fields_ if f.key != f.attr}
         post = post_object(construct, renames, tuple(null_defaults))
         if post is not None:
             core = cs.no_info_after_validator_function(post, core)
-        return Node(json_obj, core, depth_below(depths), tuple(guards))
+        depth = None if open_ else depth_below(depths)  # extra values may nest freely
+        return Node(json_obj, core, depth, tuple(guards))
 
 
 # -- helpers ---------------------------------------------------------------------------
 
 _NUMERIC_CONSTRAINTS = frozenset({"gt", "ge", "lt", "le", "multiple_of"})
-
-
-def _local_format(fmt: str, local_pattern: str, parse: Callable[[str], Any]) -> Node:
-    """`format` with an offset, or the same text without one (`anyOf` of both)."""
-    json = {
-        "anyOf": [
-            {"type": "string", "format": fmt},
-            {"type": "string", "pattern": local_pattern},
-        ]
-    }
-    return Node(json, cs.no_info_after_validator_function(parse, cs.str_schema(strict=True)))
-
-
-def _is_json_value_alias(tp: Any) -> bool:
-    if isinstance(tp, type):  # the common case: a plain class is never the alias
-        return False
-    name = getattr(tp, "__name__", None) or getattr(tp, "__qualname__", None)
-    from toolcast import _json as tc_typing
-
-    return (
-        tp is tc_typing.JsonValue
-        or (name == "JsonValue" and "pydantic" in str(getattr(tp, "__module__", "")))
-        or _is_json_union(tp)
-    )
-
-
-_JSON_SCALARS = frozenset({type(None), bool, int, float, str})
-
-
-def _is_json_union(tp: Any) -> bool:
-    """`None | bool | int | float | str | list[J] | dict[str, J]` for a JSON value J.
-
-    `get_type_hints` expands a recursive alias such as `toolcast.typing.JsonValue`
-    into this union (with forward references left inside), so its identity is lost.
-    """
-    if typing_extensions.get_origin(tp) not in (typing.Union, types.UnionType):
-        return False
-    args = typing_extensions.get_args(tp)
-    rest = [a for a in args if a not in _JSON_SCALARS]
-    if _JSON_SCALARS - set(args) or len(rest) != 2:
-        return False
-    kinds = set()
-    for container in rest:
-        ref = container.__forward_arg__ if isinstance(container, typing.ForwardRef) else None
-        if ref is not None:  # an unexpanded 'list[JsonValue]' or 'dict[str, JsonValue]'
-            kinds.add(
-                list if ref.startswith("list[") else dict if ref.startswith("dict[str,") else None
-            )
-            continue
-        origin = typing_extensions.get_origin(container)
-        inner = typing_extensions.get_args(container)
-        if origin is dict and inner[:1] != (str,):
-            return False
-        item = inner[-1] if inner else typing.Any
-        if not (item is typing.Any or isinstance(item, typing.ForwardRef) or _is_json_union(item)):
-            return False
-        kinds.add(origin)
-    return kinds == {list, dict}
 
 
 def _type_name(tp: Any) -> str:

@@ -41,12 +41,14 @@ _SIZES = {
     "minProperties": ("at least", "property"),
     "maxProperties": ("at most", "property"),
 }
+_CONTAINS = {"minContains": "at least", "maxContains": "at most"}
 _SHAPES = {
     "anyOf": "must match one of the allowed shapes",
     "oneOf": "must match exactly one of the allowed shapes",
     "not": "must not match the excluded shape",
     "contains": "must contain an item of the required shape",
     "uniqueItems": "must not contain duplicate items",
+    "unevaluatedItems": "has more items than the schema allows",
     "falseSchema": "is not allowed here",
     "contentEncoding": "is not correctly encoded",
     "contentMediaType": "does not have the required media type",
@@ -87,7 +89,7 @@ def _known(schema: Any, schema_path: Sequence[Any]) -> str:
     return ""
 
 
-def _sentence(error: jsonschema_rs.ValidationError) -> str:
+def _sentence(error: jsonschema_rs.ValidationError, schema: Any) -> str:
     kind = error.kind.name
     info: dict[str, Any] = error.kind.as_dict()
     if kind == "type":
@@ -103,7 +105,7 @@ def _sentence(error: jsonschema_rs.ValidationError) -> str:
     if kind == "enum":
         options = ", ".join(_json(o) for o in info.get("options", ())[:MAX_LISTED])
         return f"must be one of: {options}" if options else "cannot take any value"
-    if kind == "constant":
+    if kind == "const":
         return f"must be {_json(info.get('expected_value'))}"
     if kind == "format":
         return f"must be a valid {info.get('format')} string"
@@ -111,12 +113,12 @@ def _sentence(error: jsonschema_rs.ValidationError) -> str:
         return f"must match the pattern {info.get('pattern')}"
     if kind == "oneOf" and "more than one" in error.message:
         return "must match exactly one of the allowed shapes, not several"
-    if kind == "propertyNames":
-        inner = info.get("error")
-        name = getattr(inner, "instance", None)
-        if isinstance(name, str):
-            return f"has a key that is not allowed (got {describe_value(name)})"
-        return "has a key that is not allowed"
+    if kind == "contains":
+        where = list(error.schema_path)
+        words = _CONTAINS.get(str(where[-1])) if where else None
+        limit = _node(schema, where) if words else None
+        if isinstance(limit, int) and not isinstance(limit, bool):
+            return f"must contain {words} {_count(limit, 'item')} of the required shape"
     if kind in _SHAPES:
         return _SHAPES[kind]
     return "is invalid"
@@ -137,10 +139,15 @@ def _line(tool: str, error: jsonschema_rs.ValidationError, schema: Any) -> str:
         return f"Arguments {listed} are not accepted by '{tool}'{known}."
     if kind == "falseSchema" and path:
         return f"Argument '{format_path(path)}' is not accepted by '{tool}'."
-    if not path:
-        return f"Arguments for '{tool}' {_sentence(error)}."
     got = _json(error.instance)
-    return f"Argument '{format_path(path)}' {_sentence(error)} (got {got})."
+    if kind == "propertyNames":
+        name = getattr(info.get("error"), "instance", None)
+        got = _json(name) if isinstance(name, str) else got
+        where = f"Argument '{format_path(path)}' has" if path else f"Arguments for '{tool}' have"
+        return f"{where} a key that is not allowed (got {got})."
+    if not path:
+        return f"Arguments for '{tool}' {_sentence(error, schema)}."
+    return f"Argument '{format_path(path)}' {_sentence(error, schema)} (got {got})."
 
 
 def format_schema_errors(

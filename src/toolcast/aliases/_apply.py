@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import secrets
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,10 +21,18 @@ from typing import Any
 import jiter
 from pydantic_core import to_json
 
-from toolcast._content import JsonPart
+from toolcast._content import JsonPart, TextPart
 from toolcast._outcome import ToolOutcome
 from toolcast._result import text_of
-from toolcast.aliases._plan import Plan, compile_plan, inbound_leaves, outbound_leaves
+from toolcast.aliases._plan import (
+    UUID_IN_TEXT,
+    UUID_TEXT,
+    Plan,
+    compile_plan,
+    inbound_leaves,
+    leaf_paths,
+    outbound_leaves,
+)
 from toolcast.aliases._session import AliasSession
 from toolcast.aliases._store import AliasesUnavailableError
 
@@ -44,7 +51,6 @@ __all__ = (
 MAX_KNOWN = 10
 """An unknown-alias message lists at most this many known ids."""
 _MAX_SHOWN = 64
-_ALIAS_LIKE = re.compile(r"[a-z][a-z0-9_]*-[1-9][0-9]*\Z")
 
 Request = tuple[str, Any, Any]
 Steps = Generator[Request, Any, Any]
@@ -153,7 +159,7 @@ def resolve_arguments(
 ) -> Steps:
     """Steps returning `(arguments, restore)` or an error `ToolOutcome`.
 
-    `restore` maps each UUID put in to the alias the model sent (for messages).
+    `restore` maps each alias the model sent to the UUID put in (for messages).
     Arguments that cannot be read are passed on untouched: the parser then
     says what is wrong with them, in its usual words.
     """
@@ -166,36 +172,74 @@ def resolve_arguments(
     leaves = inbound_leaves(parsed, plan)
     if not leaves:
         return (arguments, {})
-    sent = list(dict.fromkeys(c[k] for c, k, _, _ in leaves))
-    prefixes = sorted({prefix for _, _, prefix, _ in leaves})
-    asked = [s for s in sent if _ALIAS_LIKE.match(s)]
+    # Per leaf: the strings sent there (a whole list of ids is one leaf).
+    texts = [[v for v in c if v.__class__ is str] if k is None else [c[k]] for c, k, _ in leaves]
+    wanted: dict[str, None] = {}
+    for strings in texts:
+        wanted.update(dict.fromkeys(strings))
+    sent = list(wanted)
+    prefixes = sorted({prefix for _, _, prefix in leaves})
     try:
-        found, counts = yield ("lookup", asked, prefixes)
+        found, counts = yield ("lookup", sent, prefixes)
     except AliasesUnavailableError as exc:
         return unavailable(tool, call_id, exc)
-    uuids = dict(zip(asked, found, strict=True))
-    count = dict(zip(prefixes, counts, strict=True))
-    lines = []
-    restore: dict[str, str] = {}
-    for container, key, prefix, path in leaves:
-        value = container[key]
-        uuid = uuids.get(value)
-        if uuid is None:
-            lines.append(
-                f"Argument '{path}': {_shown(value)} is not a {prefix} id in this "
-                f"conversation ({_known(prefix, count[prefix])})."
-            )
-        elif plans.resolve:
-            container[key] = uuid
-            restore[uuid] = value
-    if lines:
-        if len(lines) == 1:
-            message = lines[0]
+    uuids = dict(zip(sent, found, strict=True))
+    if None in uuids.values() or not _prefixes_fit(leaves, texts):
+        count = dict(zip(prefixes, counts, strict=True))
+        return _unknown(parsed, plan, leaves, uuids, count, tool, call_id)
+    if not plans.resolve:
+        return (arguments, {})
+    for (container, key, _), strings in zip(leaves, texts, strict=True):
+        if key is not None:
+            container[key] = uuids[strings[0]]
+        elif len(strings) == len(container):
+            container[:] = map(uuids.__getitem__, strings)
         else:
-            header = f"Invalid arguments for '{tool}' ({len(lines)} problems):"
-            message = "\n".join([header, *(f"- {line}" for line in lines)])
-        return ToolOutcome.failure("invalid_arguments", message, tool_name=tool, call_id=call_id)
-    return (parsed if plans.resolve else arguments, restore)
+            container[:] = [uuids[v] if v.__class__ is str else v for v in container]
+    return (parsed, uuids)
+
+
+def _prefixes_fit(leaves: list[Any], texts: list[list[str]]) -> bool:
+    # A link id sent where a theme id goes is a mix-up, not a theme id. Every text
+    # is a known alias here (`prefix-n`, no NUL), so two C calls check a whole list.
+    for (_, _, prefix), strings in zip(leaves, texts, strict=True):
+        if not strings:
+            continue
+        marker = prefix + "-"
+        joined = "\0".join(strings)
+        if not joined.startswith(marker) or joined.count("\0" + marker) != len(strings) - 1:
+            return False
+    return True
+
+
+def _unknown(
+    parsed: Any,
+    plan: Plan,
+    leaves: list[Any],
+    uuids: Mapping[str, str | None],
+    count: Mapping[str, int],
+    tool: str,
+    call_id: str | None,
+) -> ToolOutcome:
+    paths = leaf_paths(parsed, plan)
+    lines: list[str] = []
+    for container, key, prefix in leaves:
+        keys = [i for i, v in enumerate(container) if v.__class__ is str] if key is None else [key]
+        lines.extend(
+            f"Argument '{paths[(id(container), k)]}': {_shown(container[k])} is not a "
+            f"{prefix} id in this conversation ({_known(prefix, count[prefix])})."
+            for k in keys
+            if uuids[container[k]] is None or not container[k].startswith(prefix + "-")
+        )
+    if len(lines) == 1:
+        message = lines[0]
+    else:
+        shown = lines[:MAX_KNOWN]
+        if len(lines) > MAX_KNOWN:
+            shown.append(f"... and {len(lines) - MAX_KNOWN} more.")
+        header = f"Invalid arguments for '{tool}' ({len(lines)} problems):"
+        message = "\n".join([header, *(f"- {line}" for line in shown)])
+    return ToolOutcome.failure("invalid_arguments", message, tool_name=tool, call_id=call_id)
 
 
 def _parsed(arguments: Any, max_bytes: int) -> dict[str, Any] | None:
@@ -214,7 +258,9 @@ def _parsed(arguments: Any, max_bytes: int) -> dict[str, Any] | None:
     if len(raw) > max_bytes:
         return None
     try:
-        parsed = jiter.from_json(raw, allow_inf_nan=False, catch_duplicate_keys=True)
+        parsed = jiter.from_json(
+            raw, allow_inf_nan=False, catch_duplicate_keys=True, cache_mode="keys"
+        )
     except ValueError:
         return None
     return parsed if isinstance(parsed, dict) else None
@@ -244,13 +290,13 @@ def unavailable(tool: str, call_id: str | None, exc: BaseException | None = None
     return ToolOutcome.failure("not_run", message, tool_name=tool, call_id=call_id, exception=exc)
 
 
-def restored(outcome: ToolOutcome, restore: Mapping[str, str]) -> ToolOutcome:
+def restored(outcome: ToolOutcome, restore: Mapping[str, Any]) -> ToolOutcome:
     """A failure whose message quotes the aliases the model sent, not their UUIDs."""
     if not restore or outcome.error is None:
         return outcome
     message = outcome.error.message
-    lowered = {uuid.lower(): alias for uuid, alias in restore.items()}
-    changed = _UUIDS.sub(lambda m: lowered.get(m.group().lower(), m.group()), message)
+    lowered = {uuid.lower(): alias for alias, uuid in restore.items()}
+    changed = UUID_IN_TEXT.sub(lambda m: lowered.get(m.group().lower(), m.group()), message)
 
     def cut(match: re.Match[str]) -> str:
         # A message that cut a quoted value short ends it in the middle of a UUID.
@@ -262,12 +308,6 @@ def restored(outcome: ToolOutcome, restore: Mapping[str, str]) -> ToolOutcome:
     if changed == message:
         return outcome
     return _with_message(outcome, changed)
-
-
-_UUIDS = re.compile(
-    r"(?<![0-9A-Za-z-])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
-    r"-[0-9a-fA-F]{12}(?![0-9A-Za-z-])"
-)
 
 
 _CUT_UUID = re.compile(r"(?<![0-9A-Za-z-])([0-9a-fA-F][0-9a-fA-F-]{3,34})…")
@@ -290,10 +330,10 @@ def _with_message(outcome: ToolOutcome, message: str) -> ToolOutcome:
 def alias_outcome(outcome: ToolOutcome, plans: AliasPlans, *, exact: bool) -> Steps:
     """Steps returning `outcome` as the model should see it (ids as aliases)."""
     if outcome.is_error:
-        if outcome.error is None or not _UUIDS.search(outcome.error.message):
+        if outcome.error is None or not UUID_IN_TEXT.search(outcome.error.message):
             return outcome
         message = outcome.error.message
-        found = list(dict.fromkeys(m.group() for m in _UUIDS.finditer(message)))
+        found = list(dict.fromkeys(m.group() for m in UUID_IN_TEXT.finditer(message)))
         try:
             aliases = yield ("aliases_of", found, None)
         except AliasesUnavailableError:
@@ -301,11 +341,13 @@ def alias_outcome(outcome: ToolOutcome, plans: AliasPlans, *, exact: bool) -> St
         known = {u: a for u, a in zip(found, aliases, strict=True) if a is not None}
         if not known:
             return outcome
-        changed = _UUIDS.sub(lambda m: known.get(m.group(), m.group()), message)
+        changed = UUID_IN_TEXT.sub(lambda m: known.get(m.group(), m.group()), message)
         return _with_message(outcome, changed)
     plan = plans.outbound
     if plan is None:
         return outcome
+    if plan.prefix is not None and isinstance(outcome.value, str):
+        return (yield from _alias_text_result(outcome, plan.prefix))
     marker = type(outcome.structured_value).__name__
     lazy = marker in ("_LazyMarker", "_LazyEnvelopedMarker")
     part_plan = plans.enveloped if marker == "_LazyEnvelopedMarker" else plan
@@ -326,27 +368,29 @@ def alias_outcome(outcome: ToolOutcome, plans: AliasPlans, *, exact: bool) -> St
     inner = outbound_leaves(structured, plan) if structured is not None else []
     if not leaves and not inner:
         return outcome
-    pairs: dict[str, tuple[str, str]] = {}
-    for container, key, prefix in (*leaves, *inner):
-        uuid = container[key]
-        pairs.setdefault(uuid.lower(), (prefix, uuid))
+    leaves += inner
+    spelled = [c[k] for c, k, _ in leaves]
+    # One lower() for all: a UUID has no newline, so the split gives one per leaf.
+    lowered = "\n".join(spelled).lower().split("\n")
+    prefixes = [p for _, _, p in leaves]
+    distinct = len(set(lowered)) == len(lowered)
+    if distinct:  # the usual case: each id once, so no table from id to alias
+        pairs = list(zip(prefixes, spelled, strict=True))
+    else:
+        first: dict[str, tuple[str, str]] = {}
+        for low, prefix, uuid in zip(lowered, prefixes, spelled, strict=True):
+            if low not in first:
+                first[low] = (prefix, uuid)
+        pairs = list(first.values())
     try:
-        aliases = yield ("register", list(pairs.values()), None)
+        aliases = yield ("register", pairs, None)
     except AliasesUnavailableError as exc:
-        message = (
-            f"Tool '{outcome.tool_name}' ran, but its result cannot be shown: the ids of "
-            "this conversation are unavailable right now (the id store did not answer)."
-        )
-        return ToolOutcome.failure(
-            "exception",
-            message,
-            tool_name=outcome.tool_name,
-            call_id=outcome.call_id,
-            exception=exc,
-        )
-    by_uuid = dict(zip(pairs, aliases, strict=True))
-    for container, key, _ in (*leaves, *inner):
-        container[key] = by_uuid[container[key].lower()]
+        return _unshown(outcome, exc)
+    if not distinct:
+        by_uuid = dict(zip(first, aliases, strict=True))
+        aliases = [by_uuid[low] for low in lowered]
+    for (container, key, _), alias in zip(leaves, aliases, strict=True):
+        container[key] = alias
     for index, value in zip(json_at, values, strict=True):
         parts[index] = JsonPart(_dump(value))
     content = tuple(parts)
@@ -358,13 +402,40 @@ def alias_outcome(outcome: ToolOutcome, plans: AliasPlans, *, exact: bool) -> St
     )
 
 
+def _alias_text_result(outcome: ToolOutcome, prefix: str) -> Steps:
+    # A tool whose result is one aliased id returns it as text.
+    value = outcome.value
+    if not (len(value) == 36 and UUID_TEXT.match(value)) or outcome.text != value:
+        return outcome
+    try:
+        [alias] = yield ("register", [(prefix, value)], None)
+    except AliasesUnavailableError as exc:
+        return _unshown(outcome, exc)
+    return dataclasses.replace(outcome, content=(TextPart(alias),), text=alias)
+
+
+def _unshown(outcome: ToolOutcome, exc: BaseException) -> ToolOutcome:
+    message = (
+        f"Tool '{outcome.tool_name}' ran, but its result cannot be shown: the ids of "
+        "this conversation are unavailable right now (the id store did not answer)."
+    )
+    return ToolOutcome.failure(
+        "exception", message, tool_name=outcome.tool_name, call_id=outcome.call_id, exception=exc
+    )
+
+
 def _load(text: str | bytes, exact: bool) -> Any:
     raw = text.encode() if isinstance(text, str) else text
-    return jiter.from_json(raw, float_mode="lossless-float" if exact else "float")
+    # Only keys repeat in a large result; caching every value string costs more than it saves.
+    return jiter.from_json(
+        raw, float_mode="lossless-float" if exact else "float", cache_mode="keys"
+    )
 
 
 def _dump(value: Any) -> str:
     digits: list[bytes] = []
+    import secrets  # only here: not worth loading at `import toolcast`
+
     token = f"\u0000{secrets.token_hex(6)}:"
 
     def keep(number: Any) -> Any:

@@ -65,7 +65,7 @@ def _is_string(fragment: Mapping[str, Any]) -> bool:
     return isinstance(kind, list) and "string" in kind and set(kind) <= {"string", "null"}
 
 
-def alias_problems(prefixes: list[str], fragment: Mapping[str, Any], path: str) -> list[Any]:
+def alias_problems(prefixes: list[Any], fragment: Mapping[str, Any], path: str) -> list[Any]:
     """Why `fragment` cannot carry the alias `prefixes` (empty when it can)."""
     problems = []
     if len(set(prefixes)) > 1:
@@ -173,7 +173,7 @@ def _ordered(fragment: dict[str, Any]) -> dict[str, Any]:
     return {**head, **rest, **tail}
 
 
-def model_facing(schema: Mapping[str, Any], problems: list[Any], path: str = "") -> Any:
+def model_facing(schema: Any, problems: list[Any], path: str = "") -> Any:
     """A hand-written schema with every marked fragment made model-facing.
 
     Fragments marked `x-toolcast-alias` are replaced by `alias_fragment`;

@@ -15,25 +15,48 @@ from typing import Any
 
 from toolcast.aliases._declare import ALIAS_KEYWORD, has_marks
 
-__all__ = ("Plan", "compile_plan", "inbound_leaves", "outbound_leaves", "UUID_TEXT")
+__all__ = (
+    "UUID_IN_TEXT",
+    "UUID_TEXT",
+    "Leaf",
+    "Plan",
+    "compile_plan",
+    "inbound_leaves",
+    "leaf_paths",
+    "outbound_leaves",
+)
 
 UUID_TEXT = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z"
 )
 """A whole string that is one UUID, in either case (8-4-4-4-12 hex digits)."""
+UUID_IN_TEXT = re.compile(
+    r"(?<![0-9A-Za-z-])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
+    r"-[0-9a-fA-F]{12}(?![0-9A-Za-z-])"
+)
+"""A whole UUID inside text (not part of a longer run of letters, digits or dashes)."""
 
 
 class Plan:
     """The marked parts of one schema node."""
 
-    __slots__ = ("items", "prefix", "prefix_items", "props", "values")
+    __slots__ = ("_split", "items", "prefix", "prefix_items", "props", "values")
 
     def __init__(self) -> None:
+        self._split: tuple[tuple[tuple[str, str], ...], tuple[tuple[str, Plan], ...]] | None = None
         self.prefix: str | None = None
         self.props: dict[str, Plan] = {}
         self.items: Plan | None = None
         self.prefix_items: dict[int, Plan] = {}
         self.values: Plan | None = None
+
+    def split(self) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, Plan], ...]]:
+        """`(key, prefix)` of the marked properties, `(key, plan)` of those with marks below."""
+        if self._split is None:
+            leaf = tuple((k, p.prefix) for k, p in self.props.items() if p.prefix is not None)
+            deep = tuple((k, p) for k, p in self.props.items() if p.prefix is None)
+            self._split = (leaf, deep)
+        return self._split
 
     def empty(self) -> bool:
         return not (self.prefix or self.props or self.items or self.prefix_items or self.values)
@@ -134,88 +157,118 @@ def _merged(mine: Plan | None, other: Plan) -> Plan:
     return fresh
 
 
-# A leaf: the container holding the string, its key or index, the prefix, and
-# (inbound only) the argument path for messages.
-Leaf = tuple[Any, Any, str, str]
+# A leaf: the container holding the string, its key or index, and the prefix. Inbound,
+# a key of None stands for every string of a list (one entry, not one per item).
+Leaf = tuple[Any, Any, str]
 
 
 def inbound_leaves(value: Any, plan: Plan) -> list[Leaf]:
-    """Every string the model sent under a marked field, with its argument path."""
+    """Every string the model sent under a marked field (a list of them: one entry)."""
     out: list[Leaf] = []
-    _inbound(value, plan, "", out)
+    _walk(value, plan, out, True)
     return out
 
 
-def _inbound(item: Any, node: Plan, path: str, out: list[Leaf]) -> None:
+def leaf_paths(value: Any, plan: Plan) -> dict[tuple[int, Any], str]:
+    """The argument path of each leaf, by `(id(container), key)` (for messages only)."""
+    out: dict[tuple[int, Any], str] = {}
+    _paths(value, plan, "", out)
+    return out
+
+
+def _paths(item: Any, node: Plan, path: str, out: dict[tuple[int, Any], str]) -> None:
+    pairs: Any = ()
     if isinstance(item, dict):
-        for key, child in item.items():
-            sub = node.props.get(key, node.values)
-            if sub is not None:
-                _inbound_one(item, key, child, sub, f"{path}.{key}" if path else key, out)
+        pairs = (
+            (k, v, node.props.get(k, node.values), f"{path}.{k}" if path else k)
+            for k, v in item.items()
+        )
     elif isinstance(item, list):
-        for index, child in enumerate(item):
-            sub = node.prefix_items.get(index, node.items)
-            if sub is not None:
-                _inbound_one(item, index, child, sub, f"{path}[{index}]", out)
+        pairs = (
+            (i, v, node.prefix_items.get(i, node.items), f"{path}[{i}]") for i, v in enumerate(item)
+        )
+    for key, child, sub, where in pairs:
+        if sub is None:
+            continue
+        if sub.prefix is not None and isinstance(child, str):
+            out[(id(item), key)] = where
+        elif isinstance(child, (dict, list)):
+            _paths(child, sub, where, out)
 
 
-def _inbound_one(
-    container: Any, key: Any, child: Any, sub: Plan, path: str, out: list[Leaf]
-) -> None:
-    if sub.prefix is not None and isinstance(child, str):
-        out.append((container, key, sub.prefix, path))
-    elif isinstance(child, (dict, list)):
-        _inbound(child, sub, path, out)
-
-
-def outbound_leaves(value: Any, plan: Plan) -> list[tuple[Any, Any, str]]:
+def outbound_leaves(value: Any, plan: Plan) -> list[Leaf]:
     """Every UUID string under a marked field of a result, in document order."""
-    out: list[tuple[Any, Any, str]] = []
-    _outbound(value, plan, out)
-    return out
+    out: list[Leaf] = []
+    _walk(value, plan, out, False)
+    if not out:
+        return out
+    texts = [c[k] for c, k, _ in out]
+    if _ALL_UUIDS.fullmatch("\n".join(texts)):  # the usual case: one C call checks all
+        return out
+    return [leaf for leaf, text in zip(out, texts, strict=True) if UUID_TEXT.match(text)]
 
 
-def _outbound(item: Any, node: Plan, out: list[tuple[Any, Any, str]]) -> None:
-    # The hot loop of a large result: plain checks, no per-value function call.
-    match = UUID_TEXT.match
-    if isinstance(item, dict):
-        props = node.props
-        for key, sub in props.items():
-            child = item.get(key)
-            if child is None:
-                continue
-            if sub.prefix is not None and child.__class__ is str:
-                if len(child) == 36 and match(child):
-                    out.append((item, key, sub.prefix))
-            elif isinstance(child, (dict, list)):
-                _outbound(child, sub, out)
-        values = node.values
-        if values is not None:
-            for key, child in item.items():
-                if key not in props:
-                    _one(item, key, child, values, out)
-    elif isinstance(item, list):
+_ONE = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_ALL_UUIDS = re.compile(rf"(?:{_ONE}\n)*{_ONE}")
+
+
+def _walk(item: Any, node: Plan, out: list[Leaf], whole_lists: bool) -> None:
+    """Every string under a marked field (a large result's hot loop: kept flat)."""
+    if item.__class__ is dict:
+        _fields(item, node, out, whole_lists)
+    elif item.__class__ is list:
+        items = node.items
         if node.prefix_items:
             for index, child in enumerate(item):
-                sub = node.prefix_items.get(index, node.items)
-                if sub is not None:
-                    _one(item, index, child, sub, out)
+                found = node.prefix_items.get(index, items)
+                if found is not None:
+                    _one(item, index, child, found, out, whole_lists)
             return
-        items = node.items
         if items is None:
             return
         prefix = items.prefix
-        for index, child in enumerate(item):
-            if child.__class__ is str:
-                if prefix is not None and len(child) == 36 and match(child):
-                    out.append((item, index, prefix))
-            elif isinstance(child, (dict, list)):
-                _outbound(child, items, out)
+        if prefix is not None:
+            if whole_lists:
+                out.append((item, None, prefix))  # the whole list: its strings are the leaves
+            else:
+                out.extend((item, i, prefix) for i, c in enumerate(item) if c.__class__ is str)
+            return
+        leaf, deep = items.split()
+        plain = items.values is None
+        for child in item:
+            if child.__class__ is dict and plain:
+                for key, prefix in leaf:
+                    if child.get(key).__class__ is str:
+                        out.append((child, key, prefix))
+                for key, sub in deep:
+                    grand = child.get(key)
+                    if grand.__class__ is dict or grand.__class__ is list:
+                        _walk(grand, sub, out, whole_lists)
+            elif child.__class__ is dict or child.__class__ is list:
+                _walk(child, items, out, whole_lists)
 
 
-def _one(container: Any, key: Any, child: Any, sub: Plan, out: list[tuple[Any, Any, str]]) -> None:
+def _fields(item: dict[str, Any], node: Plan, out: list[Leaf], whole_lists: bool) -> None:
+    leaf, deep = node.split()
+    for key, prefix in leaf:
+        if item.get(key).__class__ is str:
+            out.append((item, key, prefix))
+    for key, sub in deep:
+        child = item.get(key)
+        if child.__class__ is dict or child.__class__ is list:
+            _walk(child, sub, out, whole_lists)
+    values = node.values
+    if values is not None:
+        props = node.props
+        for key, child in item.items():
+            if key not in props:
+                _one(item, key, child, values, out, whole_lists)
+
+
+def _one(
+    container: Any, key: Any, child: Any, sub: Plan, out: list[Leaf], whole_lists: bool
+) -> None:
     if sub.prefix is not None and child.__class__ is str:
-        if len(child) == 36 and UUID_TEXT.match(child):
-            out.append((container, key, sub.prefix))
-    elif isinstance(child, (dict, list)):
-        _outbound(child, sub, out)
+        out.append((container, key, sub.prefix))
+    elif child.__class__ is dict or child.__class__ is list:
+        _walk(child, sub, out, whole_lists)

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import re
 import uuid as uuid_module
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from toolcast.aliases._declare import PREFIX
+from toolcast.aliases._plan import UUID_IN_TEXT, UUID_TEXT
 from toolcast.aliases._store import AliasStore, MemoryAliasStore
 
 __all__ = ("AliasSession", "UnknownAliasError")
 
-_UUID_IN_TEXT = re.compile(
-    r"(?<![0-9A-Za-z-])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
-    r"-[0-9a-fA-F]{12}(?![0-9A-Za-z-])"
-)
-_UUID_WHOLE = re.compile(
-    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z"
-)
 _FORMAT = 1
 
 
@@ -39,7 +32,7 @@ class AliasSession:
     __slots__ = ("conversation_id", "store", "throwaway")
 
     def __init__(self, conversation_id: str, *, store: AliasStore | None = None) -> None:
-        if not isinstance(conversation_id, str):
+        if not isinstance(cast(object, conversation_id), str):
             kind = type(conversation_id).__name__
             msg = f"AliasSession takes a conversation id string, got {kind}."
             raise TypeError(msg)
@@ -92,7 +85,7 @@ class AliasSession:
         are matched (fixed length, so no id can rewrite part of another), and
         UUIDs without an alias are left as they are.
         """
-        found = list(dict.fromkeys(m.group() for m in _UUID_IN_TEXT.finditer(text)))
+        found = list(dict.fromkeys(m.group() for m in UUID_IN_TEXT.finditer(text)))
         if not found:
             return text
         aliases = await self.store.aliases_of(self.conversation_id, found)
@@ -100,7 +93,7 @@ class AliasSession:
 
     def aliasify_text_sync(self, text: str) -> str:
         """`aliasify_text` for an in-memory session."""
-        found = list(dict.fromkeys(m.group() for m in _UUID_IN_TEXT.finditer(text)))
+        found = list(dict.fromkeys(m.group() for m in UUID_IN_TEXT.finditer(text)))
         if not found:
             return text
         aliases = self._memory().aliases_of_sync(self.conversation_id, found)
@@ -142,7 +135,8 @@ class AliasSession:
         Raises:
             ValueError: `data` is not a snapshot this version can read.
         """
-        if not isinstance(data, Mapping) or data.get("format") != _FORMAT:
+        raw: object = data  # from a file: check, do not trust the annotation
+        if not isinstance(raw, Mapping) or raw.get("format") != _FORMAT:
             raise ValueError("not an AliasSession snapshot (expected format 1).")
         conversation = data.get("conversation_id")
         aliases = data.get("aliases", {})
@@ -164,10 +158,10 @@ class AliasSession:
 
 
 def _is_uuid(value: object) -> bool:
-    return isinstance(value, str) and bool(_UUID_WHOLE.match(value))
+    return isinstance(value, str) and bool(UUID_TEXT.match(value))
 
 
-def _checked(pairs: Sequence[tuple[str, uuid_module.UUID | str]]) -> list[tuple[str, str]]:
+def _checked(pairs: Sequence[tuple[Any, Any]]) -> list[tuple[str, str]]:
     out = []
     for prefix, uuid in pairs:
         if not isinstance(prefix, str) or not PREFIX.match(prefix):
@@ -183,4 +177,4 @@ def _replace_known(text: str, found: list[str], aliases: list[str | None]) -> st
     known = {uuid: alias for uuid, alias in zip(found, aliases, strict=True) if alias is not None}
     if not known:
         return text
-    return _UUID_IN_TEXT.sub(lambda m: known.get(m.group(), m.group()), text)
+    return UUID_IN_TEXT.sub(lambda m: known.get(m.group(), m.group()), text)

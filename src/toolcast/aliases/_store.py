@@ -112,20 +112,21 @@ class MemoryAliasStore:
 
     def register_sync(self, conversation: str, pairs: Iterable[tuple[str, str]]) -> list[str]:
         """`register`, without an event loop."""
-        out = []
+        out: list[str] = []
+        add = out.append
         with self._lock:
             state = self._get(conversation)
             to_alias, to_uuid, counters = state.to_alias, state.to_uuid, state.counters
+            known = to_alias.get
             for prefix, uuid in pairs:
                 key = uuid.lower()
-                alias = to_alias.get(key)
+                alias = known(key)
                 if alias is None:
                     number = counters.get(prefix, 0) + 1
                     counters[prefix] = number
-                    alias = f"{prefix}-{number}"
-                    to_alias[key] = alias
+                    alias = to_alias[key] = f"{prefix}-{number}"
                     to_uuid[alias] = uuid
-                out.append(alias)
+                add(alias)
         return out
 
     def lookup_sync(
@@ -134,7 +135,7 @@ class MemoryAliasStore:
         """`lookup`, without an event loop."""
         with self._lock:
             state = self._get(conversation)
-            found = [state.to_uuid.get(alias) for alias in aliases]
+            found = list(map(state.to_uuid.get, aliases))
             return found, [state.counters.get(p, 0) for p in prefixes]
 
     def aliases_of_sync(self, conversation: str, uuids: Sequence[str]) -> list[str | None]:

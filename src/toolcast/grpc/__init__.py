@@ -1,18 +1,20 @@
 """gRPC methods become tools: annotated RPCs -> ToolSpecs, a protoc plugin, an executor.
 
 `tools_from_descriptors(source, channel=...)` reads a `FileDescriptorSet`, `_pb2`
-modules or a `protoc-gen-toolcast` module; `include_path()` is the `-I` for the
-shipped `ai/tools/v1/annotations.proto`. This wing imports the root runtime and
-`_define`; protobuf and grpcio only when used (`pip install 'toolcast[grpc]'`).
+modules or a `protoc-gen-toolcast` module; `service_toolboxes(tools)` groups them
+per service; `include_path()` is the `-I` for the shipped annotations. This wing
+imports the root runtime, `_define` and `_catalog`; protobuf and grpcio only when
+used (`pip install 'toolcast[grpc]'`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from toolcast.grpc._toolbox import service_toolboxes
 from toolcast.grpc._tools import tools_from_descriptors
 
-__all__ = ("include_path", "tools_from_descriptors")
+__all__ = ("include_path", "service_toolboxes", "tools_from_descriptors")
 
 
 def include_path() -> str:

@@ -22,7 +22,6 @@ from toolcast.grpc._wire import read_field_annotations, read_rpc_tool
 __all__ = ("RpcDefinition", "collect", "primary_prefix")
 
 _MESSAGE = 11
-_REPEATED = 3
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,6 +40,8 @@ class RpcDefinition:
     """The gRPC method path, `/package.Service/Method`."""
     service: str
     """The service's full name."""
+    service_description: str
+    """The service's leading comment (its toolbox's description)."""
     file: str
     """The .proto file declaring the service."""
     request: str
@@ -174,6 +175,7 @@ def _definition(
         auto_execute=options.auto_execute,
         method=f"/{where}",
         service=service.full_name,
+        service_description=service.comment,
         file=service.file_name,
         request=request,
         response=response,

@@ -16,15 +16,12 @@ from typing import Any, TypeAlias
 from toolcast._context import ToolContext
 from toolcast.errors import ToolError
 
-__all__ = ("DEADLINE_GRACE", "Metadata", "MetadataHook", "make_executor", "status_message")
+__all__ = ("Metadata", "MetadataHook", "make_executor", "status_message")
 
 Metadata: TypeAlias = "Iterable[tuple[str, str | bytes]]"
 MetadataHook: TypeAlias = "Callable[[ToolContext | None], Metadata | None]"
 """Returns the call metadata for one call (e.g. a per-user authorization header)."""
 
-DEADLINE_GRACE = 0.1
-"""Seconds the gRPC deadline exceeds the tool's timeout, so the tool's own timeout
-(a `timeout` result) fires first and the call is cancelled on the server."""
 
 STATE_KEY = "grpc_metadata"
 """`ToolContext.state` key read for call metadata when no hook is given."""
@@ -130,8 +127,10 @@ def make_executor(
     async def execute(arguments: Mapping[str, Any], context: ToolContext | None) -> Any:
         channel = plan.channel() if callable(plan.channel) else plan.channel
         call, request_cls, _ = stub_for(channel)
+        pool = request_cls.DESCRIPTOR.file.pool
         try:
-            request = parse_dict(arguments, request_cls())
+            # The request's own pool: an Any names types of that pool, not the default one.
+            request = parse_dict(arguments, request_cls(), descriptor_pool=pool)
         except json_format.ParseError as exc:
             msg = f"Arguments for '{plan.name}' were not accepted: {exc}"
             raise ToolError(msg) from exc
@@ -139,7 +138,7 @@ def make_executor(
         try:
             if not plan.streaming:
                 response = await call(request, timeout=plan.deadline, metadata=headers)
-                return to_dict(response, preserving_proto_field_name=True)
+                return to_dict(response, preserving_proto_field_name=True, descriptor_pool=pool)
             messages: list[Any] = []
             stream = call(request, timeout=plan.deadline, metadata=headers)
             truncated = False
@@ -148,10 +147,19 @@ def make_executor(
                     truncated = True
                     stream.cancel()
                     break
-                messages.append(to_dict(item, preserving_proto_field_name=True))
+                messages.append(
+                    to_dict(item, preserving_proto_field_name=True, descriptor_pool=pool)
+                )
             return {"messages": messages, "truncated": truncated}
         except aio_error as exc:
-            text = status_message(exc.code().name, exc.details())
+            code = exc.code().name
+            if code == "DEADLINE_EXCEEDED" and plan.deadline is not None:
+                text = (
+                    f"Tool '{plan.name}' timed out after {plan.deadline:g} s "
+                    "(DEADLINE_EXCEEDED); the call can be retried, or ask for less."
+                )
+            else:
+                text = status_message(code, exc.details())
             raise ToolError(text) from exc
 
     execute.__qualname__ = execute.__name__ = f"grpc_{name}"

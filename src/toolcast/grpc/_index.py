@@ -47,6 +47,8 @@ class ServiceEntry:
     proto: Any  # descriptor_pb2.ServiceDescriptorProto
     file_name: str
     comments: dict[int, str]
+    comment: str = ""
+    """The service's own leading comment."""
 
 
 class DescriptorIndex:
@@ -82,8 +84,9 @@ class DescriptorIndex:
                 for m in range(len(service.method))
                 if (*path, _METHOD, m) in locations
             }
+            comment = clean_comment(locations.get(path, ""))
             self.services.append(
-                ServiceEntry(_join(package, service.name), service, file.name, comments)
+                ServiceEntry(_join(package, service.name), service, file.name, comments, comment)
             )
 
     def _add_message(

@@ -165,6 +165,7 @@ class _Builder:
         """
         proto = entry.proto
         props: dict[str, JsonSchema] = {}
+        plain: dict[str, JsonSchema] = {}
         required: list[str] = []
         oneofs: dict[int, list[str]] = {}
         real_oneofs = [
@@ -182,18 +183,23 @@ class _Builder:
             if schema is None:
                 continue
             in_oneof = f.HasField("oneof_index") and f.oneof_index in real_oneofs
+            if in_oneof:
+                oneofs.setdefault(f.oneof_index, []).append(f.name)
+                plain[f.name] = schema  # a union branch requires its member, not null
             if self.direction == "input" and (in_oneof or _has_presence(entry, f)):
                 schema = nullable(schema)  # ParseDict reads null as "leave unset"
             props[f.name] = schema
-            if in_oneof:
-                oneofs.setdefault(f.oneof_index, []).append(f.name)
-            elif self.direction == "input" and self.is_required(entry, f, notes, prefix):
+            if (
+                not in_oneof
+                and self.direction == "input"
+                and self.is_required(entry, f, notes, prefix)
+            ):
                 required.append(f.name)
         if self.direction == "output":
             return {"type": "object", "properties": props}
         if len(oneofs) == 1 and path:
             (members,) = oneofs.values()
-            return {"anyOf": self.branches(props, required, members)}
+            return {"anyOf": self.branches({**props, **plain}, required, members)}
         for members in oneofs.values():
             note = "Set at most one of: " + ", ".join(members) + "."
             for name in members:

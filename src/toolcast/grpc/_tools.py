@@ -18,7 +18,7 @@ from toolcast._arguments import Limits
 from toolcast._tool import Tool
 from toolcast.errors import ToolError
 from toolcast.grpc._definition import RpcDefinition, collect
-from toolcast.grpc._executor import DEADLINE_GRACE, MetadataHook, make_executor
+from toolcast.grpc._executor import MetadataHook, make_executor
 from toolcast.grpc._index import DescriptorIndex
 
 __all__ = (
@@ -205,12 +205,16 @@ def tools_from_descriptors(
             `(arguments, context)`, like a `Tool.from_schema` handler.
         metadata: `(context) -> [(key, value), ...]`, the call metadata of each
             call; by default `context.state["grpc_metadata"]` is sent.
-        timeout: Seconds per call (the tool's timeout; the RPC deadline follows it).
+        timeout: Seconds per call: the RPC's deadline. It is not also set as the
+            tool's `ToolSpec.timeout`: the deadline already bounds the call, and a
+            second timer would cost an asyncio task per call.
         max_messages: How many messages a server-streaming RPC may return.
         limits: Bounds on argument size and depth.
 
     Raises:
         ToolDefinitionError: An RPC cannot become a tool (every problem listed).
+        TypeError: `source` is none of the kinds above.
+        ValueError: `handlers` names a tool `source` does not define.
         ImportError: protobuf or grpcio is not installed.
     """
     definitions, classes = definitions_from(source)
@@ -219,7 +223,6 @@ def tools_from_descriptors(
     if unknown:
         msg = f"handlers given for unknown tools: {', '.join(unknown)}."
         raise ValueError(msg)
-    deadline = None if timeout is None else timeout + DEADLINE_GRACE
     tools = []
     for definition in definitions:
         handler = handlers.get(definition.name)
@@ -231,7 +234,7 @@ def tools_from_descriptors(
                 classes=classes.pair(definition),
                 channel=channel,
                 metadata=metadata,
-                deadline=deadline,
+                deadline=timeout,
                 max_messages=max_messages,
             )
         elif handler is None:
@@ -250,8 +253,13 @@ def tools_from_descriptors(
                 output_schema=definition.output_schema,
                 limits=limits,
                 strict=definition.strict,
-                timeout=timeout,
-                extra={"grpc": {"method": definition.method, "service": definition.service}},
+                extra={
+                    "grpc": {
+                        "method": definition.method,
+                        "service": definition.service,
+                        "service_description": definition.service_description,
+                    }
+                },
             )
         )
     return tools

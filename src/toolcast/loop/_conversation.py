@@ -19,11 +19,21 @@ from typing import Any, Literal, TypeAlias
 from toolcast._content import ContentPart, ImagePart, JsonPart, TextPart, ToolResult
 from toolcast._outcome import ErrorKind, ToolFailure, ToolOutcome
 from toolcast._spec import Arguments, ToolCall
+from toolcast.aliases._session import AliasSession
+from toolcast.aliases._store import AliasStore
 from toolcast.loop._errors import ConversationError
 from toolcast.loop._model import Message, Usage
 from toolcast.policy._decision import Decision
 
-__all__ = ("FORMAT", "CallRecord", "Conversation", "DecidedBy", "RunStatus", "fingerprint")
+__all__ = (
+    "FORMAT",
+    "CallRecord",
+    "Conversation",
+    "DecidedBy",
+    "RunStatus",
+    "fingerprint",
+    "saved_value",
+)
 
 FORMAT = "toolcast.conversation/1"
 """The `format` tag of `Conversation.to_json()`; another version is refused by name."""
@@ -76,6 +86,8 @@ class CallRecord:
     """Who decided: the policy, the inline approver, or the host (`approve`/`deny`)."""
     fingerprint: str | None = None
     """The fingerprint of the arguments the decision was made for (approvals only)."""
+    deferred: bool = False
+    """A `defer` rule matched: the tool runs elsewhere, the host completes the call."""
     started: bool = False
     """The tool was started (journalled before it runs)."""
     outcome: ToolOutcome | None = None
@@ -97,11 +109,6 @@ class CallRecord:
     def reason(self) -> str | None:
         """Why the call is where it is (the decision's reason)."""
         return self.decision.reason if self.decision is not None else None
-
-    @property
-    def deferred(self) -> bool:
-        """Pending because the tool runs elsewhere (a `defer` rule): complete it with a result."""
-        return self.pending and (self.reason or "").startswith("deferred")
 
     def __repr__(self) -> str:
         status = self.decision.status if self.decision else "undecided"
@@ -142,8 +149,22 @@ class Conversation:
         """Model requests made in this conversation, over every run."""
         self.usage = Usage()
         """Tokens used over every run."""
-        self.aliases: Any = None
-        """The conversation's id-alias session, when `toolcast.aliases` is used."""
+        self._aliases: AliasSession | None = None
+
+    @property
+    def aliases(self) -> AliasSession:
+        """The conversation's id aliases (`link-1` for a UUID), passed to every call.
+
+        In this conversation's own memory (and its JSON) unless you set a session
+        on a shared store: `conversation.aliases = AliasSession(id, store=...)`.
+        """
+        if self._aliases is None:
+            self._aliases = AliasSession(self.id)
+        return self._aliases
+
+    @aliases.setter
+    def aliases(self, session: AliasSession) -> None:
+        self._aliases = session
 
     def __repr__(self) -> str:
         return (
@@ -163,12 +184,14 @@ class Conversation:
         """Every call of the conversation, in order."""
         return (*self.history, *self.batch)
 
-    def _waiting(self, call_id: str) -> CallRecord:
+    def _waiting(self, call_id: str, *, decided: bool = False) -> CallRecord:
         for record in self.batch:
             if record.id == call_id:
                 if record.outcome is not None:
                     msg = f"Call {call_id!r} ({record.name}) is already answered."
                     raise ConversationError(msg)
+                if decided:
+                    return record
                 if record.decision is not None and record.decision.status != "pending":
                     if record.decided_by == "host":
                         return record
@@ -206,8 +229,10 @@ class Conversation:
         """Record the result of a call that ran elsewhere (a deferred tool, or manual mode).
 
         `result` may be a `ToolOutcome`, a `ToolResult`, a string, or any JSON value.
+        Any unanswered call of the last turn can be completed, so a call a crash
+        interrupted can be answered with what the host found out it did.
         """
-        record = self._waiting(call_id)
+        record = self._waiting(call_id, decided=True)
         record.decision = Decision.allow("completed by the host")
         record.decided_by = "host"
         record.started = True
@@ -217,7 +242,7 @@ class Conversation:
 
     def to_dict(self) -> dict[str, Any]:
         """The whole conversation as JSON-ready data."""
-        aliases = self.aliases.to_json() if self.aliases is not None else None
+        aliases = self._aliases.to_json() if self._aliases is not None else None
         return {
             "format": FORMAT,
             "id": self.id,
@@ -240,8 +265,12 @@ class Conversation:
         return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, data: str | bytes | Mapping[str, Any]) -> Conversation:
+    def from_json(
+        cls, data: str | bytes | Mapping[str, Any], *, alias_store: AliasStore | None = None
+    ) -> Conversation:
         """Read a conversation saved by `to_json()`.
+
+        `alias_store` is the shared store its alias session lives in, if not in memory.
 
         Raises:
             ConversationError: The text is not a saved conversation of this format.
@@ -271,19 +300,14 @@ class Conversation:
         except (KeyError, TypeError, ValueError) as exc:
             msg = f"Saved conversation is incomplete or damaged: {type(exc).__name__}: {exc}."
             raise ConversationError(msg) from None
-        if raw.get("aliases") is not None:
-            made.aliases = load_aliases(raw["aliases"])
+        aliases = raw.get("aliases")
+        if aliases is not None:
+            try:
+                made._aliases = AliasSession.from_json(aliases, store=alias_store)
+            except ValueError as exc:
+                msg = f"Saved conversation has a damaged alias session: {exc}"
+                raise ConversationError(msg) from None
         return made
-
-
-def load_aliases(data: Any) -> Any:
-    """The alias session saved with a conversation (needs `toolcast.aliases`)."""
-    try:
-        from toolcast.aliases import AliasSession  # type: ignore[import-not-found,attr-defined,unused-ignore]
-    except ImportError:  # pragma: no cover - the aliases wing ships with toolcast
-        msg = "This conversation has an alias session, but toolcast.aliases is not available."
-        raise ConversationError(msg) from None
-    return AliasSession.from_json(data)
 
 
 # -- outcomes -----------------------------------------------------------------------
@@ -371,6 +395,13 @@ def _part_from_dict(data: Mapping[str, Any]) -> ContentPart:
     return ImagePart(base64.b64decode(data["image"]), data.get("mime_type", "image/png"))
 
 
+def saved_value(outcome: ToolOutcome) -> Any:
+    """The outcome's Python value, or for a reloaded outcome its JSON value."""
+    if outcome.value is not None:
+        return outcome.value
+    return next((p.value for p in outcome.content if isinstance(p, JsonPart)), None)
+
+
 def outcome_to_dict(outcome: ToolOutcome) -> dict[str, Any]:
     """An outcome as JSON-ready data (the Python `value` is kept only as its JSON part)."""
     out: dict[str, Any] = {
@@ -400,9 +431,8 @@ def outcome_from_dict(data: Mapping[str, Any], call_id: str) -> ToolOutcome:
             text=data["text"],
             error=_failure(error[0], error[1]),
         )
+    # A JSON part is parsed only when asked for (`saved_value`): loading stays cheap.
     structured = data.get("structured")
-    if structured is None:
-        structured = next((p.value for p in content if isinstance(p, JsonPart)), None)
     return ToolOutcome(
         call_id=call_id,
         tool_name=data["tool_name"],
@@ -450,6 +480,8 @@ def _record_to_dict(record: CallRecord) -> dict[str, Any]:
         out["decision"] = [record.decision.status, record.decision.reason, record.decided_by]
     if record.fingerprint is not None:
         out["fingerprint"] = record.fingerprint
+    if record.deferred:
+        out["deferred"] = True
     if record.started:
         out["started"] = True
     if record.outcome is not None:
@@ -468,6 +500,7 @@ def _record_from_dict(data: Mapping[str, Any]) -> CallRecord:
         round=int(data.get("round", 0)),
         provider_data=_unjsonable(data.get("provider_data", {})),
         fingerprint=data.get("fingerprint"),
+        deferred=bool(data.get("deferred", False)),
         started=bool(data.get("started", False)),
     )
     decision = data.get("decision")

@@ -18,6 +18,7 @@ from typing import Any
 
 from toolcast._catalog._toolset import ToolSet, UnknownToolError
 from toolcast._context import ToolContext
+from toolcast._cost import Cost, total_costs
 from toolcast._outcome import ToolOutcome, refused_call
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast._tool import Tool
@@ -27,7 +28,9 @@ from toolcast.loop._conversation import (
     RunStatus,
     denied_outcome,
     fingerprint,
+    saved_value,
 )
+from toolcast.loop._eager import run_concurrently
 from toolcast.loop._errors import ConversationError, UndecidedCallsError
 from toolcast.loop._events import EventHook, LoopEvent, tool_span, tracer
 from toolcast.loop._model import Message, Model, ModelRequest, ToolChoiceMode, Usage
@@ -69,6 +72,13 @@ class RunResult:
     """`pending`: the calls waiting for `approve`, `deny` or `complete`."""
     conversation: Conversation
     """The conversation, to save and resume."""
+    costs: tuple[Cost, ...] = ()
+    """The cost lines of the calls this run handled (`ToolContext.add_cost`), in order."""
+
+    @property
+    def total_costs(self) -> Mapping[str, float]:
+        """`costs` summed per unit, e.g. `{"usd": 0.004}`."""
+        return total_costs(self.costs)
 
 
 async def run(
@@ -118,6 +128,10 @@ async def run(
     if max_rounds < 0:
         msg = f"max_rounds cannot be negative (got {max_rounds}); use 0 for manual mode."
         raise ValueError(msg)
+    if not isinstance(tools, ToolSet):
+        kind = type(tools).__name__  # type: ignore[unreachable]  # a host mistake, at run time
+        msg = f"run() takes tools=catalog.select(...), a ToolSet; got {kind}."
+        raise TypeError(msg)
     if max_concurrency < 1:
         msg = f"max_concurrency must be at least 1 (got {max_concurrency})."
         raise ValueError(msg)
@@ -187,8 +201,7 @@ class _Run:
         self.output: Any = None
         self._specs: tuple[ToolSpec, ...] = ()
         self._specs_for: list[str] | None = None
-        aliases = self.conv.aliases
-        self.invoke_options: dict[str, Any] = {"aliases": aliases} if aliases is not None else {}
+        self.aliases = self.conv.aliases
 
     # -- plumbing -------------------------------------------------------------------
 
@@ -230,6 +243,7 @@ class _Run:
             messages=tuple(conv.messages),
             pending=conv.pending,
             conversation=conv,
+            costs=tuple(c for r in self.handled if r.outcome for c in r.outcome.costs),
         )
 
     async def finish(self, status: RunStatus) -> RunResult:
@@ -249,6 +263,7 @@ class _Run:
 
     async def go(self) -> RunResult:
         conv = self.conv
+        self.check_tool_choice()
         if conv.batch:
             undecided = [r.id for r in conv.batch if r.pending]
             if undecided:
@@ -269,7 +284,6 @@ class _Run:
         elif not conv.messages:
             msg = "run() needs a prompt, or a conversation to continue."
             raise ConversationError(msg)
-        self.check_tool_choice()
         try:
             return await self.loop()
         except asyncio.CancelledError:
@@ -373,9 +387,10 @@ class _Run:
         if asks or spec.requires_approval or (decision is None and self.approver is not None):
             # The evaluator and the approver see the validated, typed arguments.
             try:
-                arguments = tool.validate(
+                arguments = await tool.validate_call(
                     record.arguments,
                     null_means_default=bool(record.provider_data.get("null_means_default")),
+                    aliases=self.aliases,
                 )
             except ValueError as exc:
                 record.decision = Decision.failed("invalid arguments")
@@ -385,7 +400,7 @@ class _Run:
                 return
         if decision is None or spec.requires_approval:
             decision = await policy.evaluate(spec, record.call, arguments)
-        deferred = policy.is_deferred(decision)
+        deferred = record.deferred = policy.is_deferred(decision)
         if decision.status == "pending" and not deferred and self.approver is not None:
             asked = await call_evaluator(self.approver, spec, record.call, arguments, "approver")
             if asked is not None and asked.status != "pending":
@@ -450,7 +465,7 @@ class _Run:
             tool = self.tools.get(record.name)
             outcome = record.outcome
             if tool is not None and tool.spec.ends_loop and outcome and not outcome.is_error:
-                self.output = outcome.value
+                self.output = saved_value(outcome)
                 return True
         return False
 
@@ -467,8 +482,9 @@ class _Run:
             conv.shown = [t.name for t in tools.next_tools(self.shown(), opened)]
 
     async def run_group(self, group: Sequence[CallRecord]) -> None:
-        """Journal the starts, then run the calls (concurrently when more than one)."""
-        ready: list[CallRecord] = []
+        """Run the calls (concurrently when they may wait), each start journalled first."""
+        inline: list[CallRecord] = []
+        waiting: list[CallRecord] = []
         for record in group:
             if record.started:  # started in an earlier process and never journalled as done
                 record.outcome = ToolOutcome.failure(
@@ -487,29 +503,39 @@ class _Run:
                     call_id=record.id,
                 )
             else:
+                tool = self.tools.get(record.name)
+                if tool is None or tool.spec.is_async or tool.spec.blocking:
+                    waiting.append(record)
+                else:  # a sync tool marked non-blocking runs on the loop anyway: no task
+                    inline.append(record)
+        store = self.store
+        for record in inline:
+            if store is None:
                 record.started = True
-                ready.append(record)
+            else:
+                await self.start([record])
+            await self.run_one(record)
+        if not waiting:
+            return
+        await self.start(waiting)  # they start together, so their starts are journalled together
+        if len(waiting) == 1:
+            await self.run_one(waiting[0])
+        elif len(waiting) <= self.max_concurrency:
+            await run_concurrently([self.run_one(r) for r in waiting])
+        else:
+            await run_concurrently([self.run_bounded(r) for r in waiting])
+
+    async def start(self, records: Sequence[CallRecord]) -> None:
+        """Mark calls started, and journal it before any of them runs."""
+        for record in records:
+            record.started = True
         if self.store is not None:
             try:
                 await self.save()
             except BaseException:
-                for record in ready:  # the start was not journalled: the call never began
+                for record in records:  # the start was not journalled: the call never began
                     record.started = False
                 raise
-        waiting: list[CallRecord] = []
-        for record in ready:
-            tool = self.tools.get(record.name)
-            if tool is None or tool.spec.is_async or tool.spec.blocking:
-                waiting.append(record)
-            else:
-                # A sync tool marked non-blocking runs on the loop anyway: no task needed.
-                await self.run_one(record)
-        if len(waiting) == 1:
-            await self.run_one(waiting[0])
-        elif len(waiting) <= self.max_concurrency:
-            await asyncio.gather(*(self.run_one(r) for r in waiting))
-        else:
-            await asyncio.gather(*(self.run_bounded(r) for r in waiting))
 
     async def run_bounded(self, record: CallRecord) -> None:
         async with self.semaphore:
@@ -519,7 +545,7 @@ class _Run:
         call = ToolCall(record.id, record.name, record.arguments, record.provider_data)
         tool = self.tools.get(record.name)
         with tool_span(self.tracer, tool.spec if tool else None, record.name, record.id) as span:
-            outcome = await self.tools.invoke(call, context=self.context, **self.invoke_options)
+            outcome = await self.tools.invoke(call, context=self.context, aliases=self.aliases)
             if span is not None:
                 span.record(outcome)
         record.outcome = outcome

@@ -338,6 +338,14 @@ def answer_all(
     an id than calls with it, or one for a call that was not made, are the host's
     bug and raise ValueError.
     """
+    single: Any = outcomes
+    if isinstance(single, ToolOutcome):
+        msg = "Pass a list of outcomes, not one ToolOutcome: format_results([outcome])."
+        raise TypeError(msg)
+    single = calls
+    if isinstance(single, ToolCall):
+        msg = "Pass a list of calls, not one ToolCall: calls=[call]."
+        raise TypeError(msg)
     given = list(outcomes)
     if calls is None:
         return given
@@ -358,9 +366,9 @@ def answer_all(
         raise ValueError(msg)
     ordered = []
     for call in made:
-        queue = by_id.get(call.id)
-        if queue:
-            ordered.append(queue.pop(0))
+        waiting = by_id.get(call.id)
+        if waiting:
+            ordered.append(waiting.pop(0))
             continue
         ordered.append(
             ToolOutcome.failure(
@@ -477,4 +485,6 @@ def materialize(response: Any, wire: Wire, mode: str = "json") -> Any:
             return [to_plain(item, mode) for item in response]
     except RecursionError:
         wire.fail("", "is nested too deeply to read")
+    except (TypeError, ValueError) as exc:  # an SDK object whose dump fails
+        wire.fail("", f"could not be read as plain data ({type(exc).__name__}: {exc})")
     wire.fail("", f"is {describe(response)}, not a response object, a dict or a list of chunks")

@@ -106,7 +106,7 @@ def parse_text(
                 f"The reply has more than {MAX_CALLS} tool calls; only the first "
                 f"{MAX_CALLS} were read. Send fewer calls per turn."
             )
-            add("", "{}", problem)
+            add("", "[]", problem)
             break
         for entry in entries:
             add(*entry)
@@ -386,7 +386,9 @@ def _entries(value: Any) -> list[_Entry]:
 
 
 def _entry(value: Any) -> _Entry:
-    raw = json.dumps(value, ensure_ascii=False)
+    # What is not a call keeps its JSON for the host's logs, inside a list: the
+    # argument parser refuses it even when a Tool is invoked with the call directly.
+    raw = json.dumps([value], ensure_ascii=False)
     if not isinstance(value, dict):
         problem = (
             f"The <tool_call> block holds {describe(value)}, not a call object; {_CALL_SHAPE}."

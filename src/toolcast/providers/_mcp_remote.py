@@ -27,7 +27,13 @@ from toolcast.errors import DefinitionProblem, ToolcastError, ToolDefinitionErro
 if TYPE_CHECKING:
     from toolcast._context import ToolContext
 
-__all__ = ("RemoteToolProblem", "RemoteTools", "connect_http", "connect_stdio", "tools_from_session")
+__all__ = (
+    "RemoteToolProblem",
+    "RemoteTools",
+    "connect_http",
+    "connect_stdio",
+    "tools_from_session",
+)
 
 logger = logging.getLogger("toolcast.mcp")
 
@@ -287,12 +293,36 @@ async def _watched(make: Callable[[Any], Any]) -> AsyncIterator[Any]:
         client = make(on_message)
         key.append(id(client))
         _WATCHED[id(client)] = []
+        ready, stop = anyio.Event(), anyio.Event()
+        failure: list[BaseException] = []
+        opened: list[bool] = []
+
+        async def own() -> None:
+            # The connection lives in its own task: when the SDK's transport tasks
+            # fail (the server died mid-call), this task ends and the calls waiting
+            # on the connection fail with an error outcome, instead of the failure
+            # cancelling the caller's block.
+            try:
+                async with client:
+                    opened.append(True)
+                    ready.set()
+                    await stop.wait()
+            except Exception as exc:
+                failure.append(exc)
+                if opened:
+                    logger.warning("the MCP connection failed: %s", exc)
+            finally:
+                ready.set()
+
+        group.start_soon(own)
         try:
-            async with client:
-                yield client
+            await ready.wait()
+            if not opened:
+                raise failure[0] if failure else RuntimeError("the MCP connection did not open")
+            yield client
         finally:
             _WATCHED.pop(id(client), None)
-            group.cancel_scope.cancel()
+            stop.set()
 
 
 async def _refresh_quietly(remote: RemoteTools) -> None:
@@ -325,7 +355,9 @@ async def connect_stdio(
     params = StdioServerParameters(
         command=command[0], args=list(command[1:]), env=dict(env) if env else None, cwd=cwd
     )
-    async with _watched(lambda handler: Client(params, message_handler=handler, **client_options)) as client:
+    async with _watched(
+        lambda handler: Client(params, message_handler=handler, **client_options)
+    ) as client:
         yield client
 
 
@@ -339,5 +371,7 @@ async def connect_http(url: str, **client_options: Any) -> AsyncIterator[Any]:
         from mcp import Client
     except ImportError:
         raise ImportError(_HINT) from None
-    async with _watched(lambda handler: Client(url, message_handler=handler, **client_options)) as client:
+    async with _watched(
+        lambda handler: Client(url, message_handler=handler, **client_options)
+    ) as client:
         yield client

@@ -18,6 +18,7 @@ The wire shapes (`tools/list` entries, `CallToolResult`s) come from
 from __future__ import annotations
 
 import asyncio
+import functools
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +29,8 @@ from toolcast._catalog._toolset import unknown_tool_message
 from toolcast._context import ToolContext
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
+from toolcast._tool import Tool
+from toolcast.aliases import AliasSession
 from toolcast.errors import CatalogError
 
 if TYPE_CHECKING:
@@ -84,6 +87,10 @@ class _Source:
                     raise CatalogError(msg)
                 self.by_name[key] = tool
         self.initial = tuple(listed)
+
+    def all_tools(self) -> bool:
+        """True when every item is a toolcast `Tool` (aliases need one)."""
+        return all(isinstance(t, Tool) for t in self.flat())
 
     def flat(self) -> tuple[Any, ...]:
         """Every tool, members listed directly: the view without sessions."""
@@ -182,7 +189,7 @@ def build_server(
     context: ToolContext | None = None,
     policy: Any = None,
     toolboxes: bool = True,
-    aliases: Callable[[str], Any] | None = None,
+    aliases: Callable[[], Any] | None = None,
 ) -> Server[Any]:
     """An MCP low-level `Server` running `tools` with per-session state.
 
@@ -198,11 +205,12 @@ def build_server(
 
     source = _Source(tools, toolboxes=toolboxes)
     base = context or ToolContext()
-    counter = iter(range(1, 1 << 62))
+    if aliases is None and source.all_tools():
+        # A throwaway AliasSession: private to the MCP session, gone with it.
+        aliases = functools.partial(AliasSession, "")
 
     def new_session() -> McpSession:
-        alias_session = aliases(f"mcp-session-{next(counter)}") if aliases is not None else None
-        return McpSession(source.initial, alias_session)
+        return McpSession(source.initial, aliases() if aliases is not None else None)
 
     stateless = McpSession(source.flat(), stateless=True)
     sessions = _Sessions(new_session, stateless, frozenset(MODERN_PROTOCOL_VERSIONS))
@@ -254,7 +262,7 @@ def build_server(
     tools_change = source.has_toolboxes
 
     class _Server(Server[Any]):
-        def create_initialization_options(  # type: ignore[override]
+        def create_initialization_options(
             self, notification_options: Any = None, *args: Any, **kwargs: Any
         ) -> Any:
             options = notification_options or NotificationOptions(tools_changed=tools_change)
@@ -268,7 +276,6 @@ def build_server(
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
-    server.toolcast_sessions = sessions  # type: ignore[attr-defined]
     return server
 
 
@@ -287,7 +294,9 @@ def require_sessions(server: Server[Any]) -> None:
         return
     handshake = list(HANDSHAKE_PROTOCOL_VERSIONS)
 
-    async def sessions_only(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    async def sessions_only(
+        ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS and ctx.request_id is not None:
             raise MCPError(
                 mcp_types.UNSUPPORTED_PROTOCOL_VERSION,
@@ -313,7 +322,10 @@ async def _approved_run(
     base: ToolContext,
 ) -> ToolOutcome:
     """Run `call` once if policy allows it, asking the user when it is pending."""
-    status, reason = await _decide(policy, tool, call)
+    decided = await _decide(policy, tool, call, session)
+    if isinstance(decided, ToolOutcome):
+        return decided
+    status, reason = decided
     if status == "pending":
         status, reason = await _ask(ctx, call, reason, session)
     if status != "allowed":
@@ -321,25 +333,45 @@ async def _approved_run(
     return await _run(ctx, tool, call, session, base)
 
 
-async def _decide(policy: Any, tool: Any, call: ToolCall) -> tuple[str, str]:
-    if policy is None:
-        if getattr(tool.spec, "requires_approval", False):
-            return "pending", f"Tool {tool.spec.name!r} requires approval."
-        return "allowed", ""
-    arguments = call.arguments if isinstance(call.arguments, Mapping) else {}
-    decision = await policy.evaluate(tool, call, arguments)
-    status = str(getattr(decision, "status", "failed"))
-    reason = str(getattr(decision, "reason", "") or "")
-    if status == "denied":
-        return status, reason or f"Policy does not allow calling {call.name!r}."
-    if status == "failed":
-        return status, reason or f"The policy could not decide on {call.name!r}; it was not run."
-    return status, reason
+async def _decide(
+    policy: Any, tool: Any, call: ToolCall, session: McpSession
+) -> tuple[str, str] | ToolOutcome:
+    """`(status, reason)` for the call, or the invalid-arguments outcome."""
+    spec = tool.spec
+    checked: list[Any] = []
+
+    async def validated() -> Any:
+        # Like the run loop: the evaluator and the user judge validated arguments.
+        validate = getattr(tool, "validate_call", None)
+        if not checked:
+            checked.append(
+                {} if validate is None else await validate(call.arguments, aliases=session.aliases)
+            )
+        return checked[0]
+
+    try:
+        if policy is None:
+            if not spec.requires_approval:
+                return "allowed", ""
+            await validated()
+            return "pending", f"Tool {spec.name!r} requires approval."
+        needs = spec.requires_approval or policy.needs_arguments(spec, call.name)
+        decision = await policy.evaluate(tool, call, await validated() if needs else {})
+        if decision.status == "pending":
+            await validated()  # never ask the user about a call that cannot run
+    except ValueError as exc:
+        return ToolOutcome.failure(
+            "invalid_arguments", str(exc), tool_name=call.name, call_id=call.id
+        )
+    reason = decision.reason or ""
+    if decision.status == "denied":
+        return "denied", f"Tool {call.name!r} was denied: {reason or 'not allowed'}."
+    if decision.status == "failed":
+        return "failed", f"The policy could not decide on {call.name!r} ({reason}); it was not run."
+    return decision.status, reason
 
 
-async def _ask(
-    ctx: Any, call: ToolCall, reason: str, session: McpSession
-) -> tuple[str, str]:
+async def _ask(ctx: Any, call: ToolCall, reason: str, session: McpSession) -> tuple[str, str]:
     """Ask the user through MCP elicitation; `(status, reason)` of their answer."""
     capabilities = getattr(ctx.session, "client_capabilities", None)
     if session.stateless:
@@ -389,7 +421,14 @@ async def _run(
         call_id=call.id, tool_name=call.name, state=base.state, progress_hook=progress.hook
     )
     try:
-        outcome: ToolOutcome = await tool.invoke(call.arguments, context=context, call_id=call.id)
+        if session.aliases is None:
+            outcome: ToolOutcome = await tool.invoke(
+                call.arguments, context=context, call_id=call.id
+            )
+        else:
+            outcome = await tool.invoke(
+                call.arguments, context=context, call_id=call.id, aliases=session.aliases
+            )
     except BaseException:
         progress.abandon()
         raise

@@ -9,12 +9,14 @@ on for loopback hosts; a request body over `max_request_bytes` gets HTTP 413.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import os
+import queue
 import signal
 import socket
-import sys
+import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +31,7 @@ MAX_LINE_BYTES = 4 << 20
 """Largest JSON-RPC message accepted on stdio (the HTTP transport's default body limit)."""
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_SKIPPED = "<toolcast: oversized message skipped>"
 
 
 async def serve_stdio(server: Server[Any], *, handle_signals: bool = False) -> None:
@@ -46,10 +49,19 @@ async def serve_stdio(server: Server[Any], *, handle_signals: bool = False) -> N
         raise ImportError(INSTALL_HINT) from None
 
     require_sessions(server)
-    async with _stdin_lines() as lines, stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
-        async with server.lifespan(server) as state, anyio.create_task_group() as group:
-            if handle_signals:
-                group.start_soon(_stop_on_signal, group.cancel_scope.cancel)
+    # The outer scope covers the SDK's stdin/stdout tasks too, so a signal (or the
+    # end of the session) stops them instead of waiting for the client's next line.
+    async with anyio.create_task_group() as outer:
+        if handle_signals:
+            outer.start_soon(_stop_on_signal, outer.cancel_scope.cancel)
+        async with (
+            _stdin_lines() as lines,
+            stdio_server(stdin=lines) as (raw_read, write),  # type: ignore[arg-type]
+            server.lifespan(server) as state,
+            anyio.create_task_group() as group,
+        ):
+            relay, read = anyio.create_memory_object_stream[Any](0)
+            group.start_soon(_answer_parse_errors, raw_read, relay, write)
             # The handshake-only loop: `Server.run` would let a 2026 discover probe lock
             # the connection to the stateless era before the client falls back.
             await serve_loop(
@@ -59,7 +71,7 @@ async def serve_stdio(server: Server[Any], *, handle_signals: bool = False) -> N
                 lifespan_state=state,
                 init_options=server.create_initialization_options(),
             )
-            group.cancel_scope.cancel()
+            outer.cancel_scope.cancel()
 
 
 async def serve_http(
@@ -120,7 +132,7 @@ async def serve_http(
     shown = f"[{host}]" if ":" in host else host
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=3)
 
-    class QuietServer(uvicorn.Server):  # type: ignore[misc]
+    class QuietServer(uvicorn.Server):
         # No signal handlers of uvicorn's own: `handle_signals` decides.
         @contextlib.contextmanager
         def capture_signals(self) -> Any:
@@ -147,6 +159,39 @@ async def _announce(web: Any, on_ready: Callable[[str], object], url: str) -> No
     on_ready(url)
 
 
+async def _answer_parse_errors(source: Any, relay: Any, write: Any) -> None:
+    """Pass messages on; answer a line that is not JSON-RPC with a parse error.
+
+    JSON-RPC 2.0 asks for `{"id": null, "error": {"code": -32700}}`; the SDK's
+    loop would drop such lines without a word.
+    """
+    import mcp.types as mcp_types
+    from mcp.shared.message import SessionMessage
+
+    async with relay:
+        async for item in source:
+            if not isinstance(item, Exception):
+                await relay.send(item)
+                continue
+            if _SKIPPED in str(item):
+                message = (
+                    f"Parse error: the message is over {MAX_LINE_BYTES} bytes; it was skipped."
+                )
+            else:
+                message = "Parse error: the line is not a JSON-RPC 2.0 message."
+            error = mcp_types.JSONRPCError(
+                jsonrpc="2.0",
+                id=None,
+                error=mcp_types.ErrorData(code=mcp_types.PARSE_ERROR, message=message),
+            )
+            await write.send(SessionMessage(error))
+
+
+def _settle(future: asyncio.Future[Any], value: Any) -> None:
+    if not future.done():
+        future.set_result(value)
+
+
 async def _stop_on_signal(stop: Callable[[], object]) -> None:
     import anyio
 
@@ -157,26 +202,45 @@ async def _stop_on_signal(stop: Callable[[], object]) -> None:
 
 
 class _Lines:
-    """stdin as text lines read in a worker thread that a shutdown can abandon.
+    """stdin as text lines, read by a daemon thread that a shutdown can leave behind.
 
-    anyio's own file wrapper cannot be cancelled while a read blocks, which would
-    keep SIGTERM waiting for the client's next line.
+    anyio's file wrapper reads in a worker thread that can be neither cancelled
+    nor left behind at exit, so SIGTERM would wait for the client's next line.
     """
 
     def __init__(self, raw: io.BufferedReader) -> None:
         self._raw = raw
+        self._wanted: queue.SimpleQueue[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]]
+        self._wanted = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._lines()
 
     async def _lines(self) -> AsyncIterator[str]:
-        import anyio
-
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._serve, name="toolcast-stdin", daemon=True)
+            self._thread.start()
+        loop = asyncio.get_running_loop()
         while True:
-            line = await anyio.to_thread.run_sync(self._read_line, abandon_on_cancel=True)
+            future: asyncio.Future[Any] = loop.create_future()
+            self._wanted.put((loop, future))
+            line = await future
             if line is None:
                 return
             yield line
+
+    def _serve(self) -> None:
+        while True:
+            loop, future = self._wanted.get()
+            try:
+                line: Any = self._read_line()
+            except (OSError, ValueError):
+                line = None
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody listens
+                loop.call_soon_threadsafe(_settle, future, line)
+            if line is None:
+                return
 
     def _read_line(self) -> str | None:
         data = self._raw.readline(MAX_LINE_BYTES + 1)
@@ -186,7 +250,7 @@ class _Lines:
             while data and not data.endswith(b"\n"):  # skip the rest, never keep it
                 data = self._raw.readline(1 << 16)
             # Not JSON: the transport answers it with a parse error.
-            return f"<message over {MAX_LINE_BYTES} bytes skipped>\n"
+            return f"{_SKIPPED}\n"
         return data.decode("utf-8", errors="replace")
 
 
@@ -198,11 +262,10 @@ async def _stdin_lines() -> AsyncIterator[_Lines]:
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    # closefd=False: an abandoned worker thread may still block on it.
+    # closefd=False: the reader thread left behind at shutdown may still block on it.
     raw = open(private, "rb", buffering=0, closefd=False)  # noqa: SIM115
     try:
-        yield _Lines(io.BufferedReader(raw))  # type: ignore[arg-type]
+        yield _Lines(io.BufferedReader(raw))
     finally:
         with contextlib.suppress(OSError):
             os.dup2(private, 0)
-        sys.stdin = sys.__stdin__

@@ -7,12 +7,17 @@ per (spec, target, options), so projecting the same tool set again is a lookup.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from toolcast._define._pytypes import has_python_types, without_python_types
+from toolcast._frozen import freeze
 from toolcast._spec import ToolSpec
+from toolcast._tool import Tool
 
 __all__ = (
     "ChoiceMode",
@@ -101,17 +106,49 @@ def normalize_choice(choice: ToolChoice) -> NormalizedChoice:
 
 
 def specs_of(tools: Iterable[Any]) -> list[ToolSpec]:
-    """The `ToolSpec`s of tools given as Tools, ToolSpecs or a ToolSet, order kept."""
-    if hasattr(tools, "tools") and callable(tools.tools):
-        tools = tools.tools()
+    """The `ToolSpec`s of tools given as Tools, ToolSpecs, functions or a ToolSet, in order.
+
+    Functions (`@tool`-decorated or plain) become tools as `Catalog([fn])` makes
+    them. A single tool is refused with a TypeError that says to pass a list.
+    """
+    given: Any = tools  # hosts pass anything; refuse a single tool in words
+    if hasattr(given, "tools") and callable(given.tools):
+        given = given.tools()
+    if isinstance(given, ToolSpec) or isinstance(getattr(given, "spec", None), ToolSpec):
+        msg = f"Pass a list of tools, not one {type(given).__name__}: format_tools([tool])."
+        raise TypeError(msg)
+    if callable(given) and not isinstance(given, Iterable):
+        msg = f"Pass a list of tools, not one function: format_tools([{_name_of(given)}])."
+        raise TypeError(msg)
     specs = []
-    for item in tools:
+    for item in given:
         spec = getattr(item, "spec", item)
+        if not isinstance(spec, ToolSpec) and callable(item):
+            spec = _function_spec(item)
         if not isinstance(spec, ToolSpec):
-            msg = f"Expected a Tool or ToolSpec, got {type(item).__name__}."
+            msg = f"Expected a Tool, a ToolSpec or a function, got {type(item).__name__}."
             raise TypeError(msg)
         specs.append(spec)
     return specs
+
+
+def _name_of(fn: Any) -> str:
+    return str(getattr(fn, "__name__", "fn"))
+
+
+_FUNCTION_SPECS: weakref.WeakKeyDictionary[Any, ToolSpec] = weakref.WeakKeyDictionary()
+
+
+def _function_spec(fn: Any) -> ToolSpec:
+    """The spec `Tool.from_function(fn)` gives, made once per function while it lives."""
+    try:
+        return _FUNCTION_SPECS[fn]
+    except (KeyError, TypeError):  # not seen yet, or not weak-referenceable
+        pass
+    spec = Tool.from_function(fn).spec
+    with contextlib.suppress(TypeError):  # not weak-referenceable: made again next time
+        _FUNCTION_SPECS[fn] = spec
+    return spec
 
 
 _CACHE: dict[tuple[int, str, Hashable], Projection] = {}
@@ -130,14 +167,31 @@ def cached_projection(
     options: Hashable,
     project: Callable[[ToolSpec], Projection],
 ) -> Projection:
-    """Return `project(spec)`, computed once per (spec, target, options) while spec lives."""
+    """Return `project(spec)`, computed once per (spec, target, options) while spec lives.
+
+    `x-python-type` (`@tool(python_types=True)`) is for the host: every target
+    projects the spec without it.
+    """
     key = (id(spec), target, options)
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
-    result = project(spec)
+    result = project(_model_facing(spec))
     _CACHE[key] = result
     if id(spec) not in _WATCHED:
         _WATCHED.add(id(spec))
         weakref.finalize(spec, _forget, id(spec))
     return result
+
+
+def _model_facing(spec: ToolSpec) -> ToolSpec:
+    """`spec` without `x-python-type` keywords (itself when it has none)."""
+    typed_in = has_python_types(spec.input_schema)
+    typed_out = has_python_types(spec.output_schema)
+    if not (typed_in or typed_out):
+        return spec
+    return dataclasses.replace(
+        spec,
+        input_schema=freeze(without_python_types(spec.input_schema)),
+        output_schema=freeze(without_python_types(spec.output_schema)),
+    )

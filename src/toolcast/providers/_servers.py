@@ -160,7 +160,7 @@ def tool_prompt(
     return "\n".join(lines)
 
 
-def _arguments_shape(schema: Mapping[str, Any]) -> Any:
+def _arguments_shape(schema: Any) -> Any:
     """The schema without annotations a small model does not need."""
     if isinstance(schema, Mapping):
         return {

@@ -41,7 +41,7 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
-from toolcast.providers._read import Wire, describe
+from toolcast.providers._read import Wire
 from toolcast.providers._schema import (
     add_to_description,
     drop_keywords,
@@ -56,6 +56,7 @@ from toolcast.providers._schema import (
     walk,
     widen_tuples,
 )
+from toolcast.providers._streams import anthropic_calls
 
 __all__ = (
     "Model",
@@ -68,7 +69,6 @@ __all__ = (
 
 TARGET = "anthropic"
 _WIRE = Wire("Anthropic")
-_STREAM = Wire("Anthropic stream")
 
 # https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations
 MAX_STRICT_TOOLS = 20
@@ -523,10 +523,14 @@ def parse_calls(response: Any) -> list[ToolCall]:
             that is not an object, a `tool_use` without `id`, a stream event
             without `index`).
     """
+    if not isinstance(response, Mapping) and not hasattr(response, "model_dump"):
+        content = getattr(response, "content", None)
+        if isinstance(content, (list, tuple)):  # a message-like object of the host's
+            response = {"content": content}
     data = materialize(response, _WIRE)
     if isinstance(data, list):
-        if any(isinstance(item, Mapping) and item.get("type") in _STREAM_EVENTS for item in data):
-            return _calls_from_events(data)
+        if any(isinstance(item, Mapping) and _is_event(item.get("type")) for item in data):
+            return anthropic_calls(data)
         content, where = data, ""
     else:
         data = _WIRE.obj(data, "")
@@ -539,42 +543,14 @@ def parse_calls(response: Any) -> list[ToolCall]:
     return calls
 
 
+def _is_event(kind: Any) -> bool:
+    return isinstance(kind, str) and kind in _STREAM_EVENTS
+
+
 def _call(wire: Wire, block: Mapping[str, Any], path: str, arguments: Any) -> ToolCall:
     call_id = wire.text(block.get("id"), f"{path}.id")
     assert call_id is not None
     return wire.call(path, call_id, block.get("name"), arguments)
-
-
-def _calls_from_events(events: list[Any]) -> list[ToolCall]:
-    wire = _STREAM
-    started: dict[int, tuple[Mapping[str, Any], str]] = {}
-    fragments: dict[int, list[str]] = {}
-    for number, event in enumerate(events):
-        where = f"event[{number}]"
-        event = wire.obj(event, where)
-        kind = event.get("type")
-        if kind == "content_block_start":
-            block = wire.obj(event.get("content_block"), f"{where}.content_block")
-            if block.get("type") == "tool_use":
-                index = wire.index(event.get("index"), f"{where}.index")
-                started[index] = (block, f"{where}.content_block")
-                fragments[index] = []
-        elif kind == "content_block_delta":
-            delta = wire.obj(event.get("delta"), f"{where}.delta")
-            if delta.get("type") == "input_json_delta":
-                index = wire.index(event.get("index"), f"{where}.index")
-                piece = delta.get("partial_json")
-                if piece is not None and not isinstance(piece, str):
-                    wire.fail(f"{where}.delta.partial_json", f"is {describe(piece)}, not a string")
-                if index in fragments and piece:
-                    fragments[index].append(piece)
-    calls = []
-    for index in sorted(started):
-        block, path = started[index]
-        # The start event carries `input: {}`; the real input arrives as deltas.
-        text = "".join(fragments[index])
-        calls.append(_call(wire, block, path, text or block.get("input")))
-    return calls
 
 
 def format_results(

@@ -30,6 +30,7 @@ from toolcast.providers._projection import (
     specs_of,
 )
 from toolcast.providers._read import Wire, describe
+from toolcast.providers._streams import bedrock_calls
 
 __all__ = (
     "Model",
@@ -42,7 +43,6 @@ __all__ = (
 
 TARGET = "bedrock"
 _WIRE = Wire("Bedrock")
-_STREAM = Wire("Bedrock stream")
 
 # https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ImageBlock.html
 _IMAGE_FORMATS = {
@@ -141,7 +141,7 @@ def parse_calls(response: Any) -> list[ToolCall]:
         _WIRE.fail("", "is text; pass the converse() response, its message or its content")
     if isinstance(response, Mapping):
         if "stream" in response:
-            return _calls_from_events(response["stream"])
+            return bedrock_calls(response["stream"])
         where = ""
         message: Any = response
         if "output" in response:
@@ -153,7 +153,7 @@ def parse_calls(response: Any) -> list[ToolCall]:
     elif isinstance(response, Iterable):
         items = list(response)
         if any(_is_event(item) for item in items):
-            return _calls_from_events(items)
+            return bedrock_calls(items)
         content, at = items, ""
     else:
         _WIRE.fail("", f"is {describe(response)}, not a Converse response")
@@ -173,44 +173,6 @@ def _is_event(item: Any) -> bool:
     return isinstance(item, Mapping) and (
         "contentBlockStart" in item or "contentBlockDelta" in item or "messageStart" in item
     )
-
-
-def _calls_from_events(events: Any) -> list[ToolCall]:
-    wire = _STREAM
-    if isinstance(events, (str, bytes, bytearray, Mapping)) or not isinstance(events, Iterable):
-        wire.fail("stream", f"is {describe(events)}, not a list of events")
-    started: dict[int, tuple[str, Any, str]] = {}
-    fragments: dict[int, list[str]] = {}
-    for number, event in enumerate(events):
-        where = f"event[{number}]"
-        event = wire.obj(event, where)
-        if "contentBlockStart" in event:
-            at = f"{where}.contentBlockStart"
-            start = wire.obj(event["contentBlockStart"], at)
-            use = wire.obj(start.get("start") or {}, f"{at}.start").get("toolUse")
-            if use is not None:
-                use = wire.obj(use, f"{at}.start.toolUse")
-                index = wire.index(start.get("contentBlockIndex"), f"{at}.contentBlockIndex")
-                call_id = wire.text(use.get("toolUseId"), f"{at}.start.toolUse.toolUseId")
-                assert call_id is not None
-                started[index] = (call_id, use.get("name"), f"{at}.start.toolUse")
-                fragments[index] = []
-        elif "contentBlockDelta" in event:
-            at = f"{where}.contentBlockDelta"
-            delta = wire.obj(event["contentBlockDelta"], at)
-            use = wire.obj(delta.get("delta") or {}, f"{at}.delta").get("toolUse")
-            if use is not None:
-                use = wire.obj(use, f"{at}.delta.toolUse")
-                index = wire.index(delta.get("contentBlockIndex"), f"{at}.contentBlockIndex")
-                piece = use.get("input", "")
-                if not isinstance(piece, str):
-                    wire.fail(f"{at}.delta.toolUse.input", f"is {describe(piece)}, not a string")
-                if index in fragments:
-                    fragments[index].append(piece)
-    return [
-        wire.call(started[i][2], started[i][0], started[i][1], "".join(fragments[i]))
-        for i in sorted(started)
-    ]
 
 
 def format_results(

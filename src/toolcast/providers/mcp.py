@@ -21,7 +21,7 @@ from toolcast._content import ImagePart, JsonPart, TextPart
 from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import Arguments, ToolCall, ToolSpec
-from toolcast.errors import CatalogError, UnsupportedSchemaError
+from toolcast.errors import UnsupportedSchemaError
 from toolcast.providers import _mcp_transport as transport
 from toolcast.providers._common import answer_all
 from toolcast.providers._mcp_remote import (

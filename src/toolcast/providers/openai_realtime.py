@@ -4,7 +4,9 @@ Wire reference: https://platform.openai.com/docs/guides/realtime-conversations
 (function calling) and https://platform.openai.com/docs/api-reference/realtime.
 Tools are set for the session with `session.update` (or per response in
 `response.create`) as `{"type": "function", name, description, parameters}`;
-there is no `strict` flag, so schemas go over in the loose OpenAI dialect. A call
+there is no `strict` flag, but the parameters are the ones `openai_responses`
+sends (strict-shaped by default), so one tool has one schema on both transports;
+calls therefore carry `provider_data["null_means_default"] = True`. A call
 arrives as a `function_call` item (also in `response.done` and in
 `response.function_call_arguments.done`, which is sent even when a response is
 cancelled). Each result is a `conversation.item.create` event holding a
@@ -51,20 +53,28 @@ TARGET = "openai_realtime"
 _WIRE = Wire("OpenAI Realtime")
 
 
-def project(tool: Any, *, status_hint: bool = False) -> Projection:
-    """Project one Tool or ToolSpec (never strict: Realtime has no strict flag).
+def project(
+    tool: Any, *, strict: bool | None = None, status_hint: bool = False
+) -> Projection:
+    """Project one Tool or ToolSpec with the parameters `openai_responses` sends.
 
-    With `status_hint`, a tool's `status` text is added to its description as
-    what to tell the user while it runs (the Realtime guide suggests putting
-    that guidance in the description).
+    Realtime has no strict flag, so nothing enforces the schema, but the same
+    `strict` choice (default: the tool's own) shapes it as Responses does: one
+    tool, one parameter schema on both OpenAI transports. With `status_hint`, a
+    tool's `status` text is added to its description as what to tell the user
+    while it runs (the Realtime guide suggests putting that guidance in the
+    description).
     """
     (spec,) = specs_of([tool])
-    return cached_projection(spec, TARGET, status_hint, lambda s: _project(s, status_hint))
+    return cached_projection(
+        spec, TARGET, (strict, status_hint), lambda s: _project(s, strict, status_hint)
+    )
 
 
-def _project(spec: ToolSpec, status_hint: bool) -> Projection:
+def _project(spec: ToolSpec, strict: bool | None, status_hint: bool) -> Projection:
     check_names([spec], "OpenAI Realtime")
-    converted = openai_parameters(spec.input_schema, strict=False)
+    want = spec.strict if strict is None else strict
+    converted = openai_parameters(spec.input_schema, strict=want, insist=strict is True)
     description = spec.description
     if status_hint and spec.status:
         say = f'While it runs, tell the user: "{spec.status}".'
@@ -73,6 +83,7 @@ def _project(spec: ToolSpec, status_hint: bool) -> Projection:
     if description:
         definition["description"] = description
     definition["parameters"] = converted.schema
+    # Nothing on the wire asks for strict decoding, whatever shape the schema has.
     return Projection(TARGET, spec.name, definition, False, converted.notes)
 
 
@@ -81,13 +92,14 @@ def format_tools(
 ) -> list[dict[str, Any]]:
     """The `session.tools` list, in the given order; `[]` clears the session's tools.
 
-    `strict` is accepted for symmetry with the other targets; Realtime has no
-    strict flag, so tools always go over in the loose dialect.
+    `strict` shapes the parameters as `openai_responses.format_tools` does
+    (`False` sends the loose dialect); no `strict` field goes on the wire.
     """
-    del strict
     specs = specs_of(tools)
     check_names(specs, "OpenAI Realtime")
-    return [thaw(project(spec, status_hint=status_hint).definition) for spec in specs]
+    return [
+        thaw(project(spec, strict=strict, status_hint=status_hint).definition) for spec in specs
+    ]
 
 
 def format_tool_choice(
@@ -116,13 +128,14 @@ def format_session_update(
     tools: Iterable[Any],
     *,
     tool_choice: ToolChoice | None = None,
+    strict: bool | None = None,
     status_hint: bool = False,
 ) -> dict[str, Any]:
     """A `session.update` client event that sets the session's tools (and choice)."""
     tool_list = list(tools)
     session: dict[str, Any] = {
         "type": "realtime",
-        "tools": format_tools(tool_list, status_hint=status_hint),
+        "tools": format_tools(tool_list, strict=strict, status_hint=status_hint),
     }
     if tool_choice is not None:
         session["tool_choice"] = format_tool_choice(tool_choice, tools=tool_list)
@@ -198,6 +211,8 @@ def _call(event: Mapping[str, Any], path: str, extra: dict[str, Any]) -> ToolCal
     at = f"{path}." if path else ""
     call_id = _WIRE.text(event.get("call_id"), f"{at}call_id")
     assert call_id is not None
+    # The parameters are strict-shaped (optional ones nullable), as for Responses.
+    extra = {"null_means_default": True, **extra}
     return _WIRE.call(path, call_id, event.get("name"), event.get("arguments"), extra)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from typing import Any
@@ -33,7 +34,6 @@ async def test_create_returns_proto_named_json_with_int64_as_string(
             "shortlink": "",
             "kind": "LINK_KIND_PAGE",
             "max_clicks": "18446744073709551615",
-            "page_theme_id": "",
             "cache_ttl": "1.5s",
             "tags": ["a"],
         }
@@ -54,7 +54,7 @@ async def test_create_returns_proto_named_json_with_int64_as_string(
 
 async def test_int64_accepts_a_number_too(tools: dict[str, Tool], server: Running) -> None:
     args = {"destination": "https://a.b", "shortlink": "", "kind": "LINK_KIND_PAGE"}
-    outcome = await tools["links_create"].invoke({**args, "max_clicks": 7, "page_theme_id": ""})
+    outcome = await tools["links_create"].invoke({**args, "max_clicks": 7})
     assert not outcome.is_error, outcome.text
     assert server.state.requests[-1][1].max_clicks == 7
 
@@ -67,7 +67,6 @@ async def test_null_leaves_an_optional_unset(compiled: Compiled, server: Running
             "shortlink": "",
             "kind": "LINK_KIND_PAGE",
             "max_clicks": 1,
-            "page_theme_id": "",
             "note": "hello",
         }
     )
@@ -79,7 +78,6 @@ async def test_null_leaves_an_optional_unset(compiled: Compiled, server: Running
             "shortlink": "",
             "kind": "LINK_KIND_PAGE",
             "max_clicks": 1,
-            "page_theme_id": "",
             "note": None,
             "title": None,
             "expires_at": None,
@@ -101,7 +99,6 @@ async def test_field_mask_string_reaches_the_server(
             "shortlink": "",
             "kind": "LINK_KIND_PAGE",
             "max_clicks": 1,
-            "page_theme_id": "",
         }
     )
     link_id = json.loads(created.text)["link"]["id"]
@@ -112,7 +109,6 @@ async def test_field_mask_string_reaches_the_server(
             "link": {
                 "id": link_id,
                 "workspace_id": "",
-                "page_theme_id": "",
                 "destination": "https://new.example",
                 "kind": "LINK_KIND_PAGE",
                 "clicks": 0,
@@ -134,7 +130,6 @@ async def test_invalid_argument_message_is_passed_through(tools: dict[str, Tool]
             "shortlink": "",
             "kind": "LINK_KIND_PAGE",
             "max_clicks": 1,
-            "page_theme_id": "",
         }
     )
     assert outcome.is_error
@@ -157,9 +152,15 @@ async def test_deadline_is_a_timeout_and_the_server_sees_the_cancel(
     )
     outcome = await tools["links_slow"].invoke({"delay": "5s"})
     assert outcome.is_error
-    assert outcome.error is not None
-    assert outcome.error.kind == "timeout"
-    assert outcome.text == "Tool 'links_slow' timed out after 0.2 s."
+    assert outcome.text == (
+        "Tool 'links_slow' timed out after 0.2 s (DEADLINE_EXCEEDED); "
+        "the call can be retried, or ask for less."
+    )
+    for _ in range(50):  # the server's handler is cancelled when the deadline passes
+        if server.state.cancelled:
+            break
+        await asyncio.sleep(0.02)
+    assert server.state.cancelled == ["Slow"]
     quick = await tools["links_slow"].invoke({"delay": "0.01s"})
     assert json.loads(quick.text) == {"done": True}
 
@@ -254,3 +255,77 @@ async def test_tools_live_in_a_catalog(tools: dict[str, Tool], server: Running) 
     outcome = await toolset.invoke(ToolCall("c1", "links_list", '{"page_size": 5}'))
     assert not outcome.is_error
     assert outcome.call_id == "c1"
+
+
+async def test_a_service_is_a_toolbox(tools: dict[str, Tool], server: Running) -> None:
+    from toolcast import ToolCall
+    from toolcast.grpc import service_toolboxes
+
+    boxes = service_toolboxes(tools.values())
+    assert [box.name for box in boxes][:2] == ["kitchen_service", "links_service"]
+    catalog = Catalog(boxes)
+    links = catalog.toolbox("links_service")
+    assert "links_create" in links.member_names
+    assert links.description == "Tools of the links.v1.LinksService gRPC service."
+    primary = [tool.name for tool in catalog.primary()]
+    assert "links_create" not in primary
+    assert "links_service" in primary
+    listed = await catalog.select().invoke(ToolCall("c1", "links_service", "{}"))
+    assert "links_create" in listed.text
+    outcome = await catalog.select().invoke(ToolCall("c2", "links_list", '{"page_size": 1}'))
+    assert not outcome.is_error
+
+
+def test_status_words() -> None:
+    from toolcast.grpc._executor import status_message
+
+    assert status_message("INTERNAL", "Traceback: secret") == (
+        "INTERNAL: the service failed to handle the call."
+    )
+    assert status_message("DEADLINE_EXCEEDED", "x").startswith("DEADLINE_EXCEEDED: the service")
+    assert status_message("FAILED_PRECONDITION", "link is archived") == (
+        "FAILED_PRECONDITION: link is archived"
+    )
+
+
+async def test_every_shape_round_trips_through_a_real_call(
+    tools: dict[str, Tool], server: Running
+) -> None:
+    from test_grpc_schema import sink_args
+
+    outcome = await tools["kitchen_sink"].invoke(sink_args())
+    assert not outcome.is_error, outcome.text
+    back = json.loads(outcome.text)
+    assert back["big"] == "-9223372036854775808"
+    assert back["huge"] == "18446744073709551615"
+    assert back["wait"] == "90s"
+    assert back["mask"] == "ratio,bigWrapped,inner.label"
+    assert back["at"] == "2024-05-01T10:00:00Z"  # the offset is normalised to Z
+    assert back["packed"] == {
+        "@type": "type.googleapis.com/google.protobuf.Duration",
+        "value": "1s",
+    }
+    assert back["by_number"] == {"7": "seven"}
+    assert back["list"] == [1.0, "two"]
+    assert back["inner"] == {"label": "y", "nothing": {}}
+    assert back["big_wrapped"] == "42"
+    assert "maybe" not in back
+    assert "flag_wrapped" not in back
+    output = tools["kitchen_sink"].spec.output_schema
+    assert output is not None
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator(output).validate(back)  # the output schema describes the answer
+
+
+async def test_what_protojson_refuses_is_an_error_result(
+    tools: dict[str, Tool], server: Running
+) -> None:
+    from test_grpc_schema import sink_args
+
+    outcome = await tools["kitchen_sink"].invoke({**sink_args(), "by_number": {"x": "y"}})
+    assert outcome.is_error
+    assert outcome.text.startswith(
+        "Arguments for 'kitchen_sink' were not accepted: Failed to parse by_number field"
+    )
+    assert server.state.requests == []  # never sent

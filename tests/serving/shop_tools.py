@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 from typing import Annotated
+from uuid import NAMESPACE_URL, UUID, uuid5
 
 from annotated_types import Ge, Le
 
 from toolcast import ToolContext, ToolError, tool, toolbox
+from toolcast.aliases import Alias
+
 
 @tool(categories=["search"])
 def add(a: int, b: int) -> int:
@@ -67,3 +71,23 @@ class OrdersAdmin:
     def reopen_order(self, order: str) -> str:
         """Reopen an order."""
         return f"reopened {order}"
+
+
+@dataclass
+class Link:
+    """A link: its id (the model sees a short alias) and name."""
+
+    id: Annotated[UUID, Alias("link")]
+    name: str
+
+
+@tool(categories=["links"])
+def make_link(name: str) -> Link:
+    """Make a link for `name`."""
+    return Link(uuid5(NAMESPACE_URL, name), name)
+
+
+@tool(categories=["links"])
+def open_link(link: Annotated[UUID, Alias("link")]) -> str:
+    """Open a link by the alias `make_link` gave."""
+    return str(link)

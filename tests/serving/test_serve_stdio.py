@@ -22,8 +22,7 @@ import mcp.types as mcp_types
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
-
-from mcp_serve_helpers import Recorder, approve, child_env, decline, serve_command
+from mcp_serve_helpers import Answer, Recorder, child_env, serve_command
 
 pytestmark = pytest.mark.anyio
 
@@ -33,8 +32,14 @@ def _params(*extra: str) -> StdioServerParameters:
     return StdioServerParameters(command=command[0], args=command[1:], env=child_env())
 
 
-async def test_list_call_and_errors() -> None:
-    async with Client(_params()) as client:
+async def test_one_session_lists_calls_opens_a_toolbox_reports_progress_and_cancels() -> None:
+    recorder = Recorder()
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+
+    async with Client(_params(), message_handler=recorder) as client:
         assert client.protocol_version == "2025-11-25"
         listed = await client.list_tools()
         added = await client.call_tool("add", {"a": 2, "b": 3})
@@ -42,8 +47,30 @@ async def test_list_call_and_errors() -> None:
         failed = await client.call_tool("fail", {"reason": "no"})
         with pytest.raises(MCPError) as unknown:
             await client.call_tool("nope", {})
+        with pytest.raises(MCPError, match="Unknown tool 'close_order'"):
+            await client.call_tool("close_order", {"order": "o1"})  # not opened yet
+        opened = await client.call_tool("orders_admin", {})
+        relisted = await client.list_tools()
+        closed = await client.call_tool("close_order", {"order": "o1"})
+        counted = await client.call_tool("count", {"steps": 3}, progress_callback=progress)
+        with anyio.move_on_after(0.5) as scope:
+            await client.call_tool("wait", {"seconds": 30})
+        assert scope.cancelled_caught
+        started = time.monotonic()
+        again = await client.call_tool("add", {"a": 1, "b": 1})
+        answered_in = time.monotonic() - started
     names = [t.name for t in listed.tools]
-    assert names == ["add", "find_item", "refund", "fail", "count", "wait", "orders_admin"]
+    assert names == [
+        "add",
+        "find_item",
+        "refund",
+        "fail",
+        "count",
+        "wait",
+        "orders_admin",
+        "make_link",
+        "open_link",
+    ]
     add = next(t for t in listed.tools if t.name == "add")
     assert add.output_schema == {
         "type": "object",
@@ -53,76 +80,47 @@ async def test_list_call_and_errors() -> None:
     }
     assert added.structured_content == {"result": 5}
     assert added.content[0].text == "5"  # text content always
-    assert invalid.is_error and "'a' must be an integer" in invalid.content[0].text
+    assert invalid.is_error
+    assert "'a' must be an integer" in invalid.content[0].text
     assert (failed.is_error, failed.content[0].text) == (True, "Cannot do that: no.")
     assert unknown.value.code == mcp_types.INVALID_PARAMS
     assert unknown.value.message.startswith("Unknown tool 'nope'. Available tools: add, ")
-
-
-async def test_toolbox_opens_for_the_session_and_notifies() -> None:
-    recorder = Recorder()
-    async with Client(_params(), message_handler=recorder) as client:
-        with pytest.raises(MCPError, match="Unknown tool 'close_order'"):
-            await client.call_tool("close_order", {"order": "o1"})
-        opened = await client.call_tool("orders_admin", {})
-        listed = await client.list_tools()
-        closed = await client.call_tool("close_order", {"order": "o1"})
-    members = json.loads(opened.content[0].text)
-    assert [m["name"] for m in members] == ["close_order", "reopen_order"]
+    # The selector lists the members, the session's list grows, the client is told.
+    assert [m["name"] for m in json.loads(opened.content[0].text)] == [
+        "close_order",
+        "reopen_order",
+    ]
     assert recorder.kinds().count("ToolListChangedNotification") == 1
-    assert [t.name for t in listed.tools][-2:] == ["close_order", "reopen_order"]
+    assert [t.name for t in relisted.tools][-2:] == ["close_order", "reopen_order"]
+    assert len(relisted.tools) == len(names) + 2
     assert closed.content[0].text == "closed o1"
-
-
-async def test_selection_options_choose_the_tools() -> None:
-    async with Client(_params("--categories", "orders", "--no-toolboxes")) as client:
-        listed = await client.list_tools()
-    assert [t.name for t in listed.tools] == ["refund", "fail", "close_order", "reopen_order"]
-    async with Client(_params("--names", "add,orders_admin")) as client:
-        listed = await client.list_tools()
-    assert [t.name for t in listed.tools] == ["add", "orders_admin"]
-
-
-async def test_approval_through_elicitation() -> None:
-    accepted, declined = approve(), decline()
-    async with Client(_params(), elicitation_callback=accepted) as client:
-        ran = await client.call_tool("refund", {"order": "o1", "amount": 3})
-    async with Client(_params(), elicitation_callback=declined) as client:
-        refused = await client.call_tool("refund", {"order": "o2", "amount": 4})
-    async with Client(_params()) as client:  # no elicitation capability
-        unasked = await client.call_tool("refund", {"order": "o3", "amount": 5})
-    assert (ran.is_error, ran.content[0].text) == (False, "refunded 3 on o1")
-    assert len(accepted.asked) == 1
-    assert "'refund'" in accepted.asked[0] and '"order": "o1"' in accepted.asked[0]
-    assert refused.is_error
-    assert refused.content[0].text == "The user declined the call to 'refund'; it was not run."
-    assert unasked.is_error
-    assert "needs approval" in unasked.content[0].text
-    assert "elicitation" in unasked.content[0].text
-
-
-async def test_progress_and_cancellation() -> None:
-    seen: list[tuple[float, float | None, str | None]] = []
-
-    async def progress(done: float, total: float | None, message: str | None) -> None:
-        seen.append((done, total, message))
-
-    async with Client(_params()) as client:
-        counted = await client.call_tool("count", {"steps": 3}, progress_callback=progress)
-        with anyio.move_on_after(0.5) as scope:
-            await client.call_tool("wait", {"seconds": 30})
-        assert scope.cancelled_caught
-        # The cancelled call stopped; the session still answers promptly.
-        started = time.monotonic()
-        again = await client.call_tool("add", {"a": 1, "b": 1})
     assert counted.structured_content == {"result": 3}
     assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+    # The cancelled call stopped (a sync tool polling its context); the session goes on.
     assert again.structured_content == {"result": 2}
-    assert time.monotonic() - started < 5
+    assert answered_in < 5
+
+
+async def test_selection_and_approval_through_elicitation() -> None:
+    answers = Answer("accept", "decline")
+    selected = _params("--categories", "orders", "--no-toolboxes")
+    async with Client(selected, elicitation_callback=answers) as client:
+        listed = await client.list_tools()
+        ran = await client.call_tool("refund", {"order": "o1", "amount": 3})
+        refused = await client.call_tool("refund", {"order": "o2", "amount": 4})
+    # --categories and --no-toolboxes chose these: members listed, no selector.
+    assert [t.name for t in listed.tools] == ["refund", "fail", "close_order", "reopen_order"]
+    assert (ran.is_error, ran.content[0].text) == (False, "refunded 3 on o1")
+    assert len(answers.asked) == 2
+    assert "'refund'" in answers.asked[0]
+    assert '"order": "o1"' in answers.asked[0]
+    assert refused.is_error
+    assert refused.content[0].text == "The user declined the call to 'refund'; it was not run."
 
 
 def _exchange(process: subprocess.Popen[bytes], line: bytes) -> dict[str, Any]:
-    assert process.stdin is not None and process.stdout is not None
+    assert process.stdin is not None
+    assert process.stdout is not None
     process.stdin.write(line)
     process.stdin.flush()
     answer = process.stdout.readline()
@@ -147,7 +145,7 @@ def _request(id_: int, method: str, params: dict[str, Any] | None = None) -> byt
     return json.dumps(body).encode() + b"\n"
 
 
-def test_bad_input_gets_protocol_errors_and_serving_goes_on() -> None:
+def test_bad_input_gets_protocol_errors_serving_goes_on_and_sigterm_stops() -> None:
     process = _raw_server()
     try:
         init = {
@@ -162,34 +160,24 @@ def test_bad_input_gets_protocol_errors_and_serving_goes_on() -> None:
         unknown = _exchange(process, _request(2, "no/such/method"))
         huge = _exchange(process, b'{"x": "' + b"a" * (5 << 20) + b'"}\n')
         big_arguments = _exchange(
-            process, _request(3, "tools/call", {"name": "find_item", "arguments": {"query": "q" * (2 << 20)}})
+            process,
+            _request(
+                3, "tools/call", {"name": "find_item", "arguments": {"query": "q" * (2 << 20)}}
+            ),
         )
-        fine = _exchange(process, _request(4, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}))
+        fine = _exchange(
+            process, _request(4, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
+        )
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(10)
     finally:
-        process.kill()
-        process.wait(5)
+        if process.poll() is None:
+            process.kill()
+            process.wait(5)
+    assert code == 0  # SIGTERM: a clean stop
     assert garbage["error"]["code"] == mcp_types.PARSE_ERROR
     assert unknown["error"]["code"] == mcp_types.METHOD_NOT_FOUND
     assert huge["error"]["code"] == mcp_types.PARSE_ERROR
     assert big_arguments["result"]["isError"] is True
     assert "bytes" in big_arguments["result"]["content"][0]["text"]
     assert fine["result"]["structuredContent"] == {"result": 3}
-
-
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_signals_stop_the_server_cleanly(sig: int) -> None:
-    process = _raw_server()
-    try:
-        init = {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        }
-        assert "result" in _exchange(process, _request(1, "initialize", init))
-        process.send_signal(sig)
-        code = process.wait(10)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(5)
-    assert code == 0

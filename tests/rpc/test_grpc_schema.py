@@ -160,8 +160,9 @@ def test_enums_leave_out_the_zero_value_on_input_only(tools: dict[str, Tool]) ->
 
 def test_required_fields(tools: dict[str, Tool]) -> None:
     schema = tools["links_create"].spec.input_schema
-    # REQUIRED and plain proto3 scalars; not optional, repeated, map or message fields.
-    assert schema["required"] == ["destination", "shortlink", "kind", "max_clicks", "page_theme_id"]
+    # REQUIRED and plain proto3 scalars; not optional, repeated, map or message
+    # fields, nor aliased ids (the model may have none to give).
+    assert schema["required"] == ["destination", "shortlink", "kind", "max_clicks"]
     assert "metadata" not in schema["properties"]  # skip
     assert "id" not in schema["properties"]  # OUTPUT_ONLY
 
@@ -304,3 +305,42 @@ def test_portability_matrix(tools: dict[str, Tool]) -> None:
     dropped = {key for key, cell in matrix.cells.items() if cell.strict_dropped}
     assert {tool for tool, _ in dropped} == {"kitchen_sink_strict"}
     assert matrix.cells["links_list", "OpenAI Chat"].strict_dropped is False
+
+
+def test_union_branches_require_their_member_not_null(tools: dict[str, Tool]) -> None:
+    url = props(tools["kitchen_sink"])["inner"]["anyOf"][0]
+    assert url["properties"]["url"] == {"type": "string"}
+
+
+def test_primary_prefix_follows_the_original_rule(compiled: Compiled) -> None:
+    from google.protobuf import descriptor_pb2
+
+    from toolcast.grpc._definition import primary_prefix
+    from toolcast.grpc._index import DescriptorIndex
+
+    files = descriptor_pb2.FileDescriptorSet.FromString(compiled.with_comments).file
+    index = DescriptorIndex(files)
+    # From the response's nested id, although the request's id is OUTPUT_ONLY.
+    assert primary_prefix(index, "links.v1.CreateLinkRequest", "links.v1.CreateLinkResponse") == (
+        "link"
+    )
+    # From the items' id, although the request only has link_id.
+    assert primary_prefix(
+        index, "workflow.v1.ListStepsRequest", "workflow.v1.ListStepsResponse"
+    ) == ("step")
+    # Nothing in the response: the request's first annotated field.
+    assert primary_prefix(
+        index, "workflow.v1.WatchStepsRequest", "workflow.v1.ImportTreeResponse"
+    ) == ("link")
+    assert primary_prefix(index, "links.v1.SlowRequest", "links.v1.SlowResponse") == ""
+
+
+def test_importing_the_wing_imports_neither_grpc_nor_protobuf() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, toolcast.grpc; "
+        "assert not [m for m in sys.modules if m.startswith(('grpc', 'google'))]"
+    )
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

@@ -1,6 +1,6 @@
-"""Helpers for tests/mcp: `toolcast serve` as a real subprocess, recording clients.
+"""Helpers for tests/serving: `toolcast serve` as a real subprocess, recording clients.
 
-Not a conftest: `tests/mcp` must not become a package named `mcp` (it would hide the SDK).
+Not a conftest, and the folder is not named `mcp`: on sys.path that name would shadow the SDK.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,16 +69,6 @@ def start_http(*extra: str) -> HttpServer:
     return HttpServer(process, line.rsplit(" ", 1)[-1].strip())
 
 
-@pytest.fixture(scope="module")
-def http_server() -> Iterator[HttpServer]:
-    """One HTTP server for a module's tests; each test opens its own sessions."""
-    server = start_http()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 class Recorder:
     """An MCP client `message_handler` that keeps what the server pushed."""
 
@@ -94,23 +83,16 @@ class Recorder:
 
 
 class Answer:
-    """An elicitation callback giving one answer and recording each question."""
+    """An elicitation callback giving scripted answers in turn, recording each question."""
 
-    def __init__(self, action: str) -> None:
-        self.action = action
+    def __init__(self, *actions: str) -> None:
+        self.actions = list(actions)
         self.asked: list[str] = []
 
     async def __call__(self, context: Any, params: Any) -> Any:
         import mcp.types as mcp_types
 
         self.asked.append(params.message)
-        content = {} if self.action == "accept" else None
-        return mcp_types.ElicitResult(action=self.action, content=content)  # type: ignore[arg-type]
-
-
-def approve() -> Answer:
-    return Answer("accept")
-
-
-def decline() -> Answer:
-    return Answer("decline")
+        action = self.actions.pop(0)
+        content = {} if action == "accept" else None
+        return mcp_types.ElicitResult(action=action, content=content)  # type: ignore[arg-type]

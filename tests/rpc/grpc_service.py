@@ -126,7 +126,15 @@ async def serve(modules: dict[str, ModuleType], state: State) -> tuple[grpc.aio.
 
             return flow.ImportTreeResponse(count=count(request.root))
 
+    kitchen_grpc = modules["kitchen.v1.kitchen_pb2_grpc"]
+
+    class Kitchen(kitchen_grpc.KitchenServiceServicer):  # type: ignore[misc, name-defined]
+        async def Cook(self, request: Any, context: Any) -> Any:
+            state.saw("Cook", request, context)
+            return request  # every shape, back as it came
+
     server = grpc.aio.server()
+    kitchen_grpc.add_KitchenServiceServicer_to_server(Kitchen(), server)
     links_grpc.add_LinksServiceServicer_to_server(Links(), server)
     links_grpc.add_ThemesServiceServicer_to_server(Themes(), server)
     flow_grpc.add_WorkflowServiceServicer_to_server(Flow(), server)

@@ -21,9 +21,8 @@ import pytest
 from toolcast.grpc import include_path
 
 try:
-    import grpc_tools  # noqa: F401
-
     import grpc
+    import grpc_tools  # noqa: F401
 except ImportError:  # the `grpc` extra is not installed: nothing here can run
     collect_ignore_glob = ["test_*.py"]
 
@@ -88,6 +87,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Compiled:
         "workflow.v1.workflow_pb2",
         "workflow.v1.workflow_pb2_grpc",
         "kitchen.v1.kitchen_pb2",
+        "kitchen.v1.kitchen_pb2_grpc",
         "gen_tools",
         "gen_workflow",
     ]

@@ -1,0 +1,191 @@
+"""gRPC tools: per-call overhead on a loopback server, and tools built per RPC.
+
+- `call`: validated arguments -> RPC -> JSON text through a `links_get`-like
+  auto_execute tool, as a ratio to a hand-written call through the generated
+  stub + `MessageToDict` + `json.dumps`, alternating call by call in the same run
+  (goal ≤ 1.3x). Times are wall clock (the RPC's work happens in grpc's threads).
+- `build`: `tools_from_descriptors` on a descriptor set of 200 annotated RPCs, ms per tool.
+Runs only when grpcio and grpcio-tools are installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from benchmarks import Job
+
+__all__ = ("headline", "jobs", "render", "work_build", "work_call")
+
+TARGET = 1.3
+_PROTO = """syntax = "proto3";
+package bench.v1;
+import "ai/tools/v1/annotations.proto";
+message GetRequest { string id = 1; int32 size = 2; }
+message Item { string id = 1; string title = 2; int64 count = 3; repeated string tags = 4; }
+service Bench {
+  rpc Get(GetRequest) returns (Item) {
+    option (ai.tools.v1.rpc_tool) = {name: "bench_get" auto_execute: true};
+  }
+%s}
+"""
+
+
+def _compile(rpcs: int) -> tuple[Path, bytes]:
+    from toolcast.grpc import include_path
+
+    root = Path(tempfile.mkdtemp(prefix="bench_grpc_"))
+    extra = "".join(
+        f"  rpc Get{i}(GetRequest) returns (Item) {{ option (ai.tools.v1.rpc_tool) = "
+        f'{{name: "bench_get_{i}" auto_execute: true}}; }}\n'
+        for i in range(rpcs)
+    )
+    (root / "bench.proto").write_text(_PROTO % extra)
+    command = [sys.executable, "-m", "grpc_tools.protoc", f"-I{root}", f"-I{include_path()}"]
+    out = root / "set.binpb"
+    subprocess.run(
+        [*command, f"--python_out={root}", f"--grpc_python_out={root}",
+         f"--descriptor_set_out={out}", "--include_imports", str(root / "bench.proto"),
+         f"{include_path()}/ai/tools/v1/annotations.proto"],
+        check=True,
+    )  # fmt: skip
+    return root, out.read_bytes()
+
+
+def work_call(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Median µs per call of both paths, and their per-round ratio."""
+    from google.protobuf import json_format
+
+    import grpc
+    from toolcast.grpc import tools_from_descriptors
+
+    root, data = _compile(0)
+    sys.path.insert(0, str(root))
+    pb2 = importlib.import_module("bench_pb2")
+    pb2_grpc = importlib.import_module("bench_pb2_grpc")
+    calls = int(params["calls"])
+
+    class Servicer(pb2_grpc.BenchServicer):  # type: ignore[misc, name-defined]
+        async def Get(self, request: Any, context: Any) -> Any:
+            return pb2.Item(id=request.id, title="t", count=1 << 40, tags=["a", "b"])
+
+    async def main() -> dict[str, Any]:
+        server = grpc.aio.server()
+        pb2_grpc.add_BenchServicer_to_server(Servicer(), server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+        (tool,) = tools_from_descriptors(data, channel=channel)
+        stub = pb2_grpc.BenchStub(channel)
+        args = '{"id": "abc", "size": 3}'
+
+        async def toolcast_path() -> None:
+            outcome = await tool.invoke(args)
+            assert not outcome.is_error, outcome.text
+
+        async def hand_path() -> None:
+            request = pb2.GetRequest(**json.loads(args))
+            response = await stub.Get(request, timeout=30.0)
+            json.dumps(json_format.MessageToDict(response, preserving_proto_field_name=True))
+
+        for path in (toolcast_path, hand_path):
+            for _ in range(50):
+                await path()
+        ratios, ours, theirs = [], [], []
+        clock = time.perf_counter
+        for _ in range(int(params["rounds"])):
+            # Call by call, alternating, so load on a shared machine hits both alike.
+            mine = hand = 0.0
+            for _ in range(calls):
+                start = clock()
+                await toolcast_path()
+                middle = clock()
+                await hand_path()
+                mine += middle - start
+                hand += clock() - middle
+            ours.append(mine / calls * 1e6)
+            theirs.append(hand / calls * 1e6)
+            ratios.append(mine / hand)
+        await channel.close()
+        await server.stop(None)
+        return {
+            "status": "ok",
+            "toolcast_us": statistics.median(ours),
+            "hand_us": statistics.median(theirs),
+            "ratio": statistics.median(ratios),
+        }
+
+    return asyncio.run(main())
+
+
+def work_build(params: Mapping[str, Any]) -> dict[str, Any]:
+    """ms per tool to build tools for `rpcs` RPCs from a descriptor set."""
+    from toolcast.grpc import tools_from_descriptors
+
+    rpcs = int(params["rpcs"])
+    _, data = _compile(rpcs - 1)
+    timings = []
+    for _ in range(int(params["rounds"])):
+        start = time.perf_counter()
+        tools = tools_from_descriptors(data)
+        timings.append((time.perf_counter() - start) * 1e3 / len(tools))
+    return {"status": "ok", "ms_per_tool": statistics.median(timings), "tools": rpcs}
+
+
+def jobs(quick: bool) -> list[Job]:
+    """Skipped (no jobs) when grpcio or grpcio-tools is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec("grpc") is None or importlib.util.find_spec("grpc_tools") is None:
+        return []
+    rounds, calls = (3, 100) if quick else (15, 300)
+    return [
+        Job("grpc/call", "benchmarks.bench_grpc:work_call", {"rounds": rounds, "calls": calls}),
+        Job("grpc/build", "benchmarks.bench_grpc:work_build", {"rpcs": 200, "rounds": 3}),
+    ]
+
+
+def headline(results: Mapping[str, Any], quick: bool) -> list[str]:
+    """The per-call ratio against the issue's goal."""
+    del quick
+    call = results.get("grpc/call", {})
+    if call.get("status") != "ok":
+        return []
+    met = "yes" if call["ratio"] <= TARGET else "**no**"
+    label = "gRPC tool call (x stub + MessageToDict + json.dumps)"
+    return [f"| {label} | {call['ratio']:.2f}x | ≤ {TARGET:g}x | {met} |"]
+
+
+def render(results: Mapping[str, Any], quick: bool) -> str:
+    """Markdown for docs/benchmarks.md."""
+    del quick
+    call, build = results.get("grpc/call", {}), results.get("grpc/build", {})
+    lines = ["## gRPC tools", ""]
+    if call.get("status") == "ok":
+        lines += [
+            "| path | µs per call (*wall*) |",
+            "|---|---:|",
+            f"| toolcast: validate → ParseDict → RPC → MessageToDict → JSON text | "
+            f"{call['toolcast_us']:.0f} |",
+            f"| hand-written: stub → MessageToDict → json.dumps | {call['hand_us']:.0f} |",
+            "",
+            f"Ratio (median of interleaved rounds): {call['ratio']:.2f}x (goal ≤ {TARGET:g}x).",
+            "",
+        ]
+    else:
+        lines.append(f"Call overhead not measured: {call.get('status', 'not run')}.")
+    if build.get("status") == "ok":
+        lines.append(
+            f"Building tools for {build['tools']} RPCs from a descriptor set (*wall*): "
+            f"{build['ms_per_tool']:.3f} ms per tool."
+        )
+    return "\n".join(lines) + "\n"
