@@ -26,7 +26,7 @@ from pydantic import BaseModel
 
 from benchmarks import Job, Measured, Subject, interleave, median
 
-__all__ = ("jobs", "render", "work_define", "work_project", "work_sizes")
+__all__ = ("behind", "jobs", "render", "work_define", "work_project", "work_sizes")
 
 ROOT = Path(__file__).resolve().parent.parent
 PLOT = ROOT / "docs" / "benchmarks-scaling.png"
@@ -281,6 +281,39 @@ def _plot(
     figure.savefig(path, dpi=110, metadata={"Software": None})
     plt.close(figure)
     return ""
+
+
+def behind(results: Mapping[str, Any], quick: bool) -> list[str]:
+    """Bullets: where toolcast falls behind as arguments or tool counts grow, and why."""
+    del quick
+    out = []
+    sizes = results.get("scaling/sizes", {}).get("sizes", [])
+    if sizes:
+        largest = sizes[-1]
+        rows = largest["rows"]
+        peers = [r for r in rows[2:] if r["vs"] < 1]
+        if peers:
+            named = ", ".join(f"{r['name']} {r['vs']:.2f}x" for r in peers)
+            out.append(
+                f"- **Dispatch at {largest['bytes']:,} bytes of arguments** (toolcast "
+                f"{rows[1]['ratio']:.2f}x the raw baseline; toolcast's time: {named}): the "
+                "tool takes a list of pydantic models, and toolcast validates each one "
+                "with its own schema and then builds it with `model_validate`, which "
+                "validates it again so the model's own validators run (about a "
+                "microsecond per model; pydantic alone validates once). jiter's strict "
+                "pre-parse also reads the whole text before pydantic-core does."
+            )
+    define = _define(results)
+    small = [d for d in define if d[3] > 1]
+    if small:
+        counts = ", ".join(f"{c:,} tools {r:.2f}x" for c, _, _, r in small)
+        out.append(
+            f"- **Definition of few tools** ({counts} a `TypeAdapter` per function): a "
+            "fresh process's first tools pay for toolcast's first-use work (the "
+            "docstring parser's import, annotation texts compiled, classes walked once); "
+            "per tool it falls as the count grows (the table in *Scaling*)."
+        )
+    return out
 
 
 def render(results: Mapping[str, Any], quick: bool) -> str:

@@ -3,9 +3,12 @@
     python -m benchmarks.run            # full run (minutes), rewrites docs/benchmarks.md
     python -m benchmarks.run --quick    # seconds; proves the code works, writes .benchmarks/
 
-Each figure is measured in a fresh subprocess (`--worker module:function`), one at
-a time, so imports, caches and memory of one library never touch another's
-figure. Sections are benchmark modules exposing `jobs(quick) -> list[Job]` and
+Each job runs in a fresh subprocess (`--worker module:function`), one at a time.
+Cold figures (definition, import, memory) get a process per library and
+measurement, so imports, caches and memory of one library never touch another's;
+per-call dispatch puts every library in one process per kind of tool, timed in
+interleaved rounds, so the ratios share one baseline. Sections are benchmark
+modules exposing `jobs(quick) -> list[Job]` and
 `render(results, quick) -> str`, and optionally `headline(...)` (summary rows) and
 `behind(...)` (where toolcast is not ahead, and why). The catalog section runs the
 catalog's own `benchmarks/bench_catalog.py` (`run(quick=...)`) through an adapter
@@ -315,7 +318,10 @@ def _render(
         "on shared machines, so each figure is also given as a ratio to a baseline "
         "measured in the same process, in interleaved rounds (medians). Times are the "
         "CPU time of the measuring process (other processes on a shared machine do not "
-        "count) unless marked *wall*. Every figure comes from its own fresh process.",
+        "count) unless marked *wall*. Cold figures (definition, import, memory) come "
+        "from a fresh process each; per-call figures put toolcast and every peer in one "
+        "process, on the same function and arguments, so all are compared in the same "
+        "rounds.",
         "",
         "```sh",
         "pip install -e '.[bench]'   # toolcast plus the peer libraries, pinned",

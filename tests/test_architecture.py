@@ -9,6 +9,7 @@ owner never promised.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
+@functools.cache
 def imported(name: str) -> list[tuple[str, list[str]]]:
     """The toolcast modules `name` imports, each with the names it takes from it."""
     path = MODULES[name]
@@ -49,6 +51,7 @@ def imported(name: str) -> list[tuple[str, list[str]]]:
     return [(target, names) for target, names in found if target in MODULES]
 
 
+@functools.cache
 def edges() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {name: set() for name in MODULES}
     for name in MODULES:
@@ -126,3 +129,51 @@ def test_every_wing_says_what_it_does(name: str) -> None:
     doc = ast.get_docstring(ast.parse(MODULES[name].read_text()))
     assert doc, f"{name} has no docstring"
     assert "TODO" not in doc
+
+
+# Which wings a wing may import: the flow of docs/design.md ("Where things live").
+# `root` is the vocabulary and single-tool runtime at the top of the package; the
+# facade (`toolcast`, `__main__`, `typing`) re-exports and may import anything.
+MAY_IMPORT: dict[str, set[str]] = {
+    "root": {"_define", "aliases"},
+    "_define": {"root", "aliases"},
+    "aliases": {"root"},
+    "_catalog": {"root", "_define", "aliases"},
+    "_lock": {"root", "_define", "_catalog"},
+    "policy": {"root", "_catalog"},
+    "loop": {"root", "_catalog", "aliases", "policy"},
+    "testing": {"root", "loop"},
+    "_constraint": {"root"},
+    "providers": {"root", "_define", "_catalog", "aliases", "loop", "_constraint"},
+    "grpc": {"root", "_define", "_catalog", "aliases"},
+    "examples": {"root", "_define", "_catalog"},
+    "_cli": {"*"},
+}
+FACADE = {"toolcast", "toolcast.__main__", "toolcast.typing"}
+
+
+def wing_of(name: str) -> str:
+    parts = name.split(".")
+    is_package = MODULES[name].name == "__init__.py"
+    if len(parts) == 2 and not is_package:
+        return "testing" if parts[1] == "testing" else "root"
+    return parts[1]
+
+
+def test_every_wing_imports_only_the_wings_upstream_of_it() -> None:
+    crossings = sorted(
+        f"{name} ({wing_of(name)}) imports {target} ({wing_of(target)})"
+        for name in MODULES
+        if name not in FACADE
+        for target in edges()[name]
+        if target not in FACADE
+        and wing_of(target) != wing_of(name)
+        and "*" not in MAY_IMPORT.get(wing_of(name), set())
+        and wing_of(target) not in MAY_IMPORT.get(wing_of(name), set())
+    )
+    assert crossings == []
+
+
+def test_every_wing_has_an_import_rule() -> None:
+    wings = {wing_of(name) for name in MODULES if name not in FACADE}
+    assert wings <= set(MAY_IMPORT)

@@ -48,6 +48,16 @@ def test_quick_run_writes_every_section(tmp_path: Path) -> None:
         k: v["status"] for k, v in results.items() if v.get("status", "ok").startswith("failed")
     }
     assert not failed
+    # Dispatch: one process per kind holds toolcast and the floor, each row also
+    # given against toolcast's time in the same rounds.
+    together = results["dispatch/async"]
+    assert {"toolcast", "pydantic"} <= set(together["keys"])
+    toolcast_row = together["rows"][together["keys"].index("toolcast")]
+    assert toolcast_row["vs"] == 1.0
+    sizes = [size["bytes"] for size in results["scaling/sizes"]["sizes"]]
+    assert sizes == sorted(sizes)
+    assert sizes[0] <= 100
+    assert sizes[-1] > 5_000
     text = output.read_text()
     again = tmp_path / "again.md"
     assert run_main(["--render", str(raw), "--output", str(again)]) == 0
@@ -57,6 +67,7 @@ def test_quick_run_writes_every_section(tmp_path: Path) -> None:
         "## Per-call dispatch",
         "## Definition",
         "## Projection",
+        "## Scaling",
         "## Catalog at scale",
         "## Memory",
         "## Machine and versions",

@@ -134,6 +134,32 @@ def test_a_megabyte_of_empty_objects_for_a_list_of_models_is_refused_in_bounded_
     )
 
 
+HAND_WRITTEN = {
+    "type": "object",
+    "properties": {
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}},
+                "required": ["sku", "qty"],
+            },
+        }
+    },
+    "required": ["items"],
+}
+
+
+def test_a_megabyte_of_empty_objects_for_a_hand_written_schema_is_refused_in_bounded_cost() -> None:
+    # The same flood through `Tool.from_schema` (the full 2020-12 validator).
+    tool = Tool.from_schema("order", "Place an order.", HAND_WRITTEN, len)
+    measured = cost(tool, filled('{"items": [', "{}", "]}"))
+    within_bounds(measured)
+    assert measured.outcome.is_error
+    assert measured.outcome.text.startswith("Argument 'items[0].")
+    assert "Only the first problem is reported" in measured.outcome.text
+
+
 def test_a_megabyte_of_bad_values_in_a_map_is_refused_in_bounded_cost() -> None:
     raw = '{"by_id": {' + ",".join(f'"{i}": {{}}' for i in range(80_000)) + "}}"
     assert len(raw) <= MiB

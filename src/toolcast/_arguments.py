@@ -121,6 +121,10 @@ def _as_digits(value: Any, exact: Any) -> Any:
     return str(exact) if type(exact) in _NUMBERS else value
 
 
+class _Unreadable(Exception):
+    """The text holds a number too large to read as a Decimal."""
+
+
 class _NotIntegral(Exception):
     """A number at an integer position has a fraction a float would round away."""
 
@@ -438,7 +442,10 @@ class Parser:
             if _holds_floats(raw):
                 # A float may have reached an int position (`1e23`, `2.0`): read the
                 # text's digits exactly and validate again. Plain integers never do.
-                text = self._exact_numbers(raw, parsed, integers=True)
+                try:
+                    text = self._exact_numbers(raw, parsed, integers=True)
+                except _Unreadable:  # a number beyond Decimal: the first answer stands
+                    raise ArgumentsError(self._describe(failed, parsed, partial=partial)) from None
                 exact = INTS_FROM_TEXT.set(True)
                 try:
                     return validator.validate_json(text)
@@ -508,6 +515,8 @@ class Parser:
                 float_mode="decimal",
             )
         except ValueError:  # an exponent beyond Decimal's range (1e1000000000000000000)
+            if integers:
+                raise _Unreadable from None
             raise ArgumentsError(
                 f"Arguments for '{self._tool}' contain a number too large to handle."
             ) from None

@@ -10,7 +10,8 @@ model.requests[1].messages                      # what the model was sent
 ```
 
 Messages use the OpenAI Chat shape (`role`, `content`, `tool_calls`, `tool`
-results), so a saved conversation reads like a real transcript.
+results), so a saved conversation reads like a real transcript. `FakeClock` is a
+clock for timeouts that moves only when told (`ToolContext(clock=...)`).
 """
 
 from __future__ import annotations

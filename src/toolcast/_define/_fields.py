@@ -17,11 +17,11 @@ from typing import Any
 
 import typing_extensions
 
-from toolcast._define._annotations import MISSING, Meta, absorb, split_annotated
+from toolcast._define._annotations import MISSING, Meta, absorb, guided, split_annotated
 from toolcast._define._docstring import parse_docstring
 from toolcast.errors import DefinitionProblem
 
-__all__ = ("FieldDef", "fields_of")
+__all__ = ("FieldDef", "fields_of", "guided_field")
 
 
 @dataclass(slots=True)
@@ -140,6 +140,24 @@ def fields_of(cls: type, path: str, problems: list[DefinitionProblem]) -> Iterat
             defaults.get(name, MISSING),
             doc.params.get(name),
         )
+
+
+def guided_field(
+    f: FieldDef, json: dict[str, Any], path: str, problems: list[DefinitionProblem]
+) -> dict[str, Any]:
+    """A field's fragment with its `Param(description=, note=)` model-only guidance.
+
+    The field's own metadata (`@tool(params=...)`, pydantic's `Field`) wins over
+    what its `Annotated` type says.
+    """
+    _, inner = split_annotated(f.annotation)
+    outer = f.meta or Meta()
+    if inner.rename is not None or outer.rename is not None:
+        where = f"{path}.{f.key}" if path else f.key
+        message = "Param(name=...) renames tool parameters only; use a pydantic alias."
+        problems.append(DefinitionProblem("nested-rename", where, message))
+    description = outer.model_description or inner.model_description
+    return guided(json, description, outer.note or inner.note)
 
 
 def _strip_required(tp: Any) -> Any:

@@ -194,9 +194,8 @@ def analyse(
                 )
             )
 
-    builder = SchemaBuilder(
-        qualname, lenient_nulls=lenient_nulls, python_types=options.python_types
-    )
+    builder = SchemaBuilder(qualname, lenient_nulls=lenient_nulls)
+    builder.python_types = options.python_types
     builder.problems = problems
     fields: list[FieldDef] = []
     positional: list[tuple[str, Any]] = []
@@ -410,7 +409,8 @@ def _output_schema(
     # (`list[str]` is structured: it is sent as one JSON part.)
     if typing_extensions.get_origin(base) in _UNIONS and str in typing_extensions.get_args(base):
         return None, False
-    builder = SchemaBuilder(qualname, output=True, python_types=python_types)
+    builder = SchemaBuilder(qualname, output=True)
+    builder.python_types = python_types
     node = builder.node(tp, "return")
     problems.extend(builder.problems)
     schema = dict(node.json)

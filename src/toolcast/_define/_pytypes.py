@@ -15,9 +15,16 @@ from typing import Any
 
 import typing_extensions
 
+from toolcast._define._node import Node
 from toolcast._frozen import thaw
 
-__all__ = ("PYTHON_TYPE", "has_python_types", "python_type_name", "without_python_types")
+__all__ = (
+    "PYTHON_TYPE",
+    "has_python_types",
+    "python_type_name",
+    "typed",
+    "without_python_types",
+)
 
 PYTHON_TYPE = "x-python-type"
 _UNIONS = (typing.Union, types.UnionType)
@@ -57,6 +64,12 @@ def python_type_name(tp: Any) -> str:
             return qualname
         return f"{tp.__module__}.{qualname}"
     return repr(tp)
+
+
+def typed(node: Node, tp: Any) -> Node:
+    """A fresh node with `x-python-type` added (class nodes are shared between tools)."""
+    json = {**node.json, PYTHON_TYPE: python_type_name(tp)}
+    return Node(json, node.core, node.depth, node.guards)
 
 
 def _argument_name(arg: Any) -> str:

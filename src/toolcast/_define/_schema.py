@@ -18,13 +18,8 @@ dataclasses, TypedDicts, NamedTuples and pydantic models) and `_constraints`
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
-import decimal
-import enum
-import pathlib
 import types
 import typing
-import uuid
 import weakref
 from collections import abc
 from collections.abc import Callable
@@ -38,7 +33,6 @@ from toolcast._define._annotations import (
     MISSING,
     Meta,
     exact_in_json,
-    guided,
     json_default,
     split_annotated,
 )
@@ -51,21 +45,11 @@ from toolcast._define._fields import (
     class_doc,
     constructor_of,
     fields_of,
+    guided_field,
     is_model,
     is_namedtuple,
     is_typeddict_class,
     post_object,
-)
-from toolcast._define._formats import (
-    DECIMAL_OR_TEXT,
-    LOCAL_DATETIME_PATTERN,
-    LOCAL_TIME_PATTERN,
-    NUMBER_TEXT_PATTERN,
-    local_format,
-    parse_base64,
-    parse_local_datetime,
-    parse_local_time,
-    string_format,
 )
 from toolcast._define._formats import DURATION_PATTERN as DURATION_PATTERN
 from toolcast._define._formats import INT_BASE as INT_BASE
@@ -82,14 +66,13 @@ from toolcast._define._node import (
     array_node,
     depth_below,
     describe_json,
-    dump_value,
     json_accepts_null,
-    json_type_of,
     max_node_depth,
     nullable_json,
     ordered,
 )
-from toolcast._define._pytypes import PYTHON_TYPE, python_type_name
+from toolcast._define._pytypes import typed
+from toolcast._define._scalars import literal_node, scalar_node
 from toolcast.aliases._declare import described, marked
 from toolcast.errors import DefinitionProblem
 
@@ -116,9 +99,9 @@ def _unique(kind: Callable[[Any], Any]) -> Callable[[list[Any]], Any]:
     return check
 
 
-_CLASS_NODES: weakref.WeakKeyDictionary[
-    type, dict[tuple[bool, bool, bool], tuple[Node, bool, bool]]
-] = weakref.WeakKeyDictionary()
+_CLASS_NODES: weakref.WeakKeyDictionary[type, dict[tuple[bool, ...], tuple[Node, bool, bool]]] = (
+    weakref.WeakKeyDictionary()
+)
 """Self-contained class nodes shared by every tool that uses the class:
 {class: {(lenient_nulls, output, python_types): (node, needs_python_regex, exact_output)}}."""
 
@@ -126,17 +109,10 @@ _CLASS_NODES: weakref.WeakKeyDictionary[
 class SchemaBuilder:
     """Walks annotations of one tool, collecting `$defs` and problems."""
 
-    def __init__(
-        self,
-        owner: str,
-        *,
-        lenient_nulls: bool = False,
-        output: bool = False,
-        python_types: bool = False,
-    ) -> None:
+    python_types = False  # write `x-python-type` on every fragment (set by `analyse`)
+
+    def __init__(self, owner: str, *, lenient_nulls: bool = False, output: bool = False) -> None:
         self.owner = owner
-        self.python_types = python_types
-        """Write `x-python-type` on every fragment (`@tool(python_types=True)`)."""
         self.lenient_nulls = lenient_nulls
         """Fields with defaults also take `null`, meaning "use the default"."""
         self.output = output
@@ -181,9 +157,7 @@ class SchemaBuilder:
         if meta.id_alias:  # the model sees `link-1`, the code the UUID (toolcast.aliases)
             json = marked(node.json, meta.id_alias, path, self.problems)
             node = Node(json, node.core, node.depth, node.guards)
-        if self.python_types:  # a fresh node: class nodes are shared between tools
-            json = {**node.json, PYTHON_TYPE: python_type_name(tp)}
-            node = Node(json, node.core, node.depth, node.guards)
+        node = typed(node, tp) if self.python_types else node
         return node
 
     def _dispatch(self, tp: Any, path: str, meta: Meta) -> Node:
@@ -194,7 +168,7 @@ class SchemaBuilder:
         if tp is None or tp is type(None):
             return Node({"type": "null"}, cs.none_schema())
         if origin is typing.Literal or origin is typing_extensions.Literal:
-            return self._literal(args, path)
+            return literal_node(self, args, path)
         if origin is typing.Union or origin is types.UnionType:
             return self._union(args, path, meta)
         if isinstance(tp, typing.TypeVar):
@@ -214,7 +188,7 @@ class SchemaBuilder:
                 path,
                 f"annotation {tp!r} could not be resolved; define the type at module level.",
             )
-        scalar = self._scalar(tp, path, meta)
+        scalar = scalar_node(self, tp, path, meta)
         if scalar is not None:
             return scalar
         container = self._container(tp, origin, args, path)
@@ -233,164 +207,6 @@ class SchemaBuilder:
             f"type {_type_name(tp)} has no JSON Schema; use a dataclass, TypedDict, "
             "pydantic model, or a builtin type.",
         )
-
-    def _scalar(self, tp: Any, path: str, meta: Meta) -> Node | None:
-        if not isinstance(tp, type):
-            return None
-        if tp is bool:
-            return Node({"type": "boolean"}, cs.bool_schema(strict=True))
-        if issubclass(tp, enum.Enum):
-            return self._enum(tp, path)
-        if tp is int:
-            # The guard hands the validator exact digits of `1e23` or `2.0`, which
-            # pydantic-core would read through a float.
-            return Node({"type": "integer"}, INT_BASE, guards=((int,),))
-        if tp is float:
-            return Node({"type": "number"}, cs.float_schema(strict=True, allow_inf_nan=False))
-        if tp is decimal.Decimal:
-            self.exact_output = True
-            if _NUMERIC_CONSTRAINTS & set(meta.constraints):
-                # JSON Schema cannot bound the value of a string: a bounded Decimal
-                # takes numbers only.
-                core: cs.CoreSchema = cs.decimal_schema(strict=True, allow_inf_nan=False)
-                return Node({"type": "number"}, core, guards=((),))
-            # Models often send money as "19.99"; the schema says so. The guard
-            # (marked `...`: strings allowed) turns JSON numbers into exact digits.
-            json = {
-                "anyOf": [{"type": "number"}, {"type": "string", "pattern": NUMBER_TEXT_PATTERN}]
-            }
-            return Node(json, DECIMAL_OR_TEXT, guards=((...,),))
-        if tp is str:
-            return Node({"type": "string"}, cs.str_schema(strict=True))
-        if tp in (bytes, bytearray):
-            self.exact_output = True
-            parse = parse_base64 if tp is bytes else lambda v: bytearray(parse_base64(v))
-            core = cs.no_info_after_validator_function(parse, cs.str_schema(strict=True))
-            return Node({"type": "string", "contentEncoding": "base64"}, core)
-        if tp is dt.datetime:
-            # Models often leave the offset out; the second branch says they may
-            # (a naive value arrives, as the annotation allows).
-            return local_format("date-time", LOCAL_DATETIME_PATTERN, parse_local_datetime)
-        if tp is dt.date:
-            return string_format("date", parse_date)
-        if tp is dt.time:
-            return local_format("time", LOCAL_TIME_PATTERN, parse_local_time)
-        if tp is dt.timedelta:
-            return string_format("duration", parse_duration, pattern=DURATION_PATTERN)
-        if tp is uuid.UUID:
-            return string_format("uuid", parse_uuid)
-        if issubclass(tp, pathlib.PurePath):
-            return Node(
-                {"type": "string"},
-                cs.no_info_after_validator_function(tp, cs.str_schema(strict=True)),
-            )
-        if tp.__module__.startswith("pydantic"):
-            return self._pydantic_string(tp, path)
-        return None
-
-    def _pydantic_string(self, tp: type, path: str) -> Node | None:
-        name = tp.__name__
-        if name == "EmailStr" or name == "NameEmail":
-            fmt = "email"
-        elif name.endswith(("Url", "Dsn")):
-            fmt = "uri"
-        else:
-            return None
-        from pydantic import TypeAdapter
-
-        adapter: TypeAdapter[Any] = TypeAdapter(tp)
-
-        def parse(value: str) -> Any:
-            try:
-                return adapter.validate_python(value)
-            except ValueError:
-                raise PydanticCustomError("format", f"must be a valid {fmt}") from None
-
-        return string_format(fmt, parse)
-
-    def _enum(self, tp: type[enum.Enum], path: str) -> Node:
-        values = [member.value for member in tp]
-        bad = [v for v in values if not isinstance(v, (str, int, float, bool)) or v is None]
-        if bad or not values:
-            return self.problem(
-                "enum-values",
-                path,
-                f"enum {tp.__name__} must have str, int, float or bool member values "
-                f"(got {bad!r}).",
-            )
-        types_ = {json_type_of(v) for v in values}
-        sub = (
-            {"string": "str", "integer": "int", "number": "float"}.get(types_.pop())
-            if len(types_) == 1
-            else None
-        )
-        json: dict[str, Any] = {"enum": values}
-        if sub is not None:
-            json = {"type": {"str": "string", "int": "integer", "float": "number"}[sub], **json}
-        core: cs.CoreSchema = cs.enum_schema(tp, list(tp), sub_type=sub)  # type: ignore[arg-type]
-        if sub == "int":
-            core = cs.chain_schema([INT_BASE, core])
-        elif sub is None:
-            core = cs.no_info_after_validator_function(tp, self._literal(tuple(values), path).core)
-        return Node(ordered(json), core)
-
-    def _literal(self, values: tuple[Any, ...], path: str) -> Node:
-        flat: list[Any] = []
-        for value in values:  # Literal[Color.RED] and nested Literals
-            flat.append(value)
-        bad = [
-            v
-            for v in flat
-            if not isinstance(v, (str, int, float, bool, enum.Enum)) and v is not None
-        ]
-        if bad:
-            return self.problem(
-                "literal-values", path, f"literal values {bad!r} are not JSON scalars."
-            )
-        json_values = [v.value if isinstance(v, enum.Enum) else v for v in flat]
-        kinds = {json_type_of(v) for v in json_values}
-        json: dict[str, Any] = {"enum": json_values}
-        if len(kinds) == 1:
-            json = {"type": next(iter(kinds)), **json}
-        # One literal validator per JSON type, so `true` never matches 1 (Python's
-        # True == 1 would let it through a single literal_schema).
-        groups: dict[str, list[Any]] = {}
-        for v in flat:
-            groups.setdefault(json_type_of(v.value if isinstance(v, enum.Enum) else v), []).append(
-                v
-            )
-        choices: list[cs.CoreSchema] = []
-        for kind, members in groups.items():
-            literal = cs.literal_schema(members)
-            base = {
-                "boolean": cs.bool_schema(strict=True),
-                "integer": INT_BASE,
-                "number": cs.float_schema(strict=True, allow_inf_nan=False),
-                "string": cs.str_schema(strict=True),
-                "null": cs.none_schema(),
-            }[kind]
-            if any(isinstance(m, enum.Enum) for m in members):
-                by_value = {m.value if isinstance(m, enum.Enum) else m: m for m in members}
-                choices.append(
-                    cs.no_info_after_validator_function(
-                        by_value.__getitem__,
-                        cs.chain_schema([base, cs.literal_schema(list(by_value))]),
-                    )
-                )
-            else:
-                choices.append(cs.chain_schema([base, literal]))
-        expected = ", ".join(dump_value(v) for v in json_values)
-        core = (
-            choices[0]
-            if len(choices) == 1
-            else cs.union_schema(
-                [*choices],
-                mode="left_to_right",
-                custom_error_type="literal_mismatch",
-                custom_error_message=f"must be one of: {expected}",
-            )
-        )
-        return Node(ordered(json), core)
 
     def _union(self, args: tuple[Any, ...], path: str, meta: Meta) -> Node:
         # `T | SkipJsonSchema[None]`: the hidden member is not part of the contract
@@ -513,9 +329,8 @@ class SchemaBuilder:
         if cls in self._stack:
             self._recursive.add(cls)
             return self._ref(cls)
-        shared = _CLASS_NODES.get(cls, {}).get(
-            (self.lenient_nulls, self.output, self.python_types)
-        )
+        key = (self.lenient_nulls, self.output, self.python_types)
+        shared = _CLASS_NODES.get(cls, {}).get(key)
         if shared is not None:
             node, regex, exact = shared
             self.needs_python_regex |= regex
@@ -549,7 +364,6 @@ class SchemaBuilder:
             # Self-contained (no $defs, refs or problems): the same for every tool, so
             # a class used by many tools is walked once (the schemas are never mutated).
             shared_node = Node(node.json, node.core, node.depth, node.guards)
-            key = (self.lenient_nulls, self.output, self.python_types)
             _CLASS_NODES.setdefault(cls, {})[key] = (shared_node, *flags)
         if cls in self._recursive:
             ref = self._ref(cls)
@@ -581,25 +395,9 @@ class SchemaBuilder:
                 "hidden-field",
                 where,
                 "SkipJsonSchema or Param(hidden=True) hides a required field: the model "
-                "could never send it. "
-                "Give it a default, or show it.",
+                "could never send it. Give it a default, or show it.",
             )
         return hidden or (excluded and self.output)
-
-    def _guided(self, f: FieldDef, json: dict[str, Any], path: str) -> dict[str, Any]:
-        """A field's fragment with its `Param(description=, note=)` model-only guidance."""
-        _, inner = split_annotated(f.annotation)
-        outer = f.meta or Meta()
-        if inner.rename is not None or outer.rename is not None:
-            where = f"{path}.{f.key}" if path else f.key
-            self.problem(
-                "nested-rename",
-                where,
-                "Param(name=...) renames tool parameters only; rename a field with a "
-                "pydantic alias.",
-            )
-        description = outer.model_description or inner.model_description
-        return guided(json, description, outer.note or inner.note)
 
     def object_node(
         self,
@@ -629,7 +427,7 @@ class SchemaBuilder:
             json = sub.json
             if f.description:
                 json = described(json, f.description)
-            json = self._guided(f, json, path)
+            json = guided_field(f, json, path, self.problems)
             if not f.required and f.default is not MISSING:
                 ok, value = json_default(f.default)
                 if ok:
@@ -665,8 +463,6 @@ class SchemaBuilder:
 
 
 # -- helpers ---------------------------------------------------------------------------
-
-_NUMERIC_CONSTRAINTS = frozenset({"gt", "ge", "lt", "le", "multiple_of"})
 
 
 def _type_name(tp: Any) -> str:

@@ -331,6 +331,7 @@ def outcome_of_result(record: CallRecord, result: Any) -> ToolOutcome:
             value=result.value,
             structured_value=result.structured,
             error=result.error,
+            costs=result.costs,
         )
     if isinstance(result, ToolResult):
         parts = tuple(result.content)

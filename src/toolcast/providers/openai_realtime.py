@@ -53,9 +53,7 @@ TARGET = "openai_realtime"
 _WIRE = Wire("OpenAI Realtime")
 
 
-def project(
-    tool: Any, *, strict: bool | None = None, status_hint: bool = False
-) -> Projection:
+def project(tool: Any, *, strict: bool | None = None, status_hint: bool = False) -> Projection:
     """Project one Tool or ToolSpec with the parameters `openai_responses` sends.
 
     Realtime has no strict flag, so nothing enforces the schema, but the same
