@@ -63,9 +63,9 @@ def _compile(rpcs: int) -> tuple[Path, bytes]:
 
 def work_call(params: Mapping[str, Any]) -> dict[str, Any]:
     """Median µs per call of both paths, and their per-round ratio."""
+    import grpc
     from google.protobuf import json_format
 
-    import grpc
     from toolcast.grpc import tools_from_descriptors
 
     root, data = _compile(0)

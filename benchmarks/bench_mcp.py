@@ -169,7 +169,6 @@ def work(params: Mapping[str, Any]) -> dict[str, Any]:
     """Worker: every server, every client count, interleaved rounds."""
     try:
         import fastmcp  # noqa: F401
-
         import mcp  # noqa: F401
     except ImportError:
         return {"status": "not installed"}

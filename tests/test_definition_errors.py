@@ -289,7 +289,7 @@ def test_problems_are_data() -> None:
 
 ROOT = Path(__file__).resolve().parents[1]
 _RAISED = re.compile(
-    r'(?:DefinitionProblem|self\.problem|self\.fail)\(\s*(?:path,\s*)?"([a-z]+(?:-[a-z]+)+)"'
+    r'(?:DefinitionProblem|self\.problem|builder\.problem|self\.fail)\(\s*(?:path,\s*)?"([a-z]+(?:-[a-z]+)+)"'
 )
 
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
-import typing
-
 from toolcast._arguments import Limits
 from toolcast._catalog._catalog import Catalog, ToolSet, UnknownToolError
 from toolcast._catalog._discovery import FactoryResolver, FixedResolver
 from toolcast._catalog._loader import CatalogLoad, CatalogLoader
 from toolcast._catalog._toolbox import toolbox
 from toolcast._clock import Clock
+from toolcast._constraint import constraint
 from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
 from toolcast._context import Injected, ToolContext
 from toolcast._cost import Cost
@@ -28,23 +26,8 @@ from toolcast.errors import (
     ToolError,
     UnsupportedSchemaError,
 )
-
-if typing.TYPE_CHECKING:
-    from toolcast._constraint import constraint
-    from toolcast.loop import Conversation, RunResult, run
-    from toolcast.policy import Decision, Policy
-
-# Wings that load on first use: the run loop (and asyncio with it), the policy
-# and constrained decoding are not needed to define or call a tool, and were
-# most of `import toolcast`'s time.
-_LAZY = {
-    "Conversation": "toolcast.loop",
-    "RunResult": "toolcast.loop",
-    "run": "toolcast.loop",
-    "Decision": "toolcast.policy",
-    "Policy": "toolcast.policy",
-    "constraint": "toolcast._constraint",
-}
+from toolcast.loop import Conversation, RunResult, run
+from toolcast.policy import Decision, Policy
 
 __all__ = [
     "Alias",
@@ -89,24 +72,10 @@ __all__ = [
 
 # Users see `toolcast.Tool` in reprs and tracebacks, not the private module it lives in.
 for _name in __all__:
-    if _name in _LAZY:
-        continue
     _obj = globals()[_name]
     if getattr(_obj, "__module__", "").startswith("toolcast."):
         _obj.__module__ = "toolcast"
 del _name, _obj, annotations
-
-
-def __getattr__(name: str) -> typing.Any:
-    home = _LAZY.get(name)
-    if home is None:
-        msg = f"module 'toolcast' has no attribute {name!r}"
-        raise AttributeError(msg)
-    value = getattr(importlib.import_module(home), name)
-    if getattr(value, "__module__", "").startswith("toolcast."):
-        value.__module__ = "toolcast"
-    globals()[name] = value
-    return value
 
 
 def __dir__() -> list[str]:

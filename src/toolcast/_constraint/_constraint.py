@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolcast._constraint._gbnf import GrammarBuilder, literal
 from toolcast._spec import ToolCall, ToolSpec
 
 __all__ = ("REPLY", "Constraint", "ConstraintNote", "constraint")
@@ -88,6 +86,8 @@ _NAME = re.compile(r'"name"\s*:\s*"([^"\\]*)"')
 
 
 def _call_id() -> str:
+    import secrets  # deferred: it costs import time and is needed per parsed call only
+
     return "call_" + secrets.token_hex(12)
 
 
@@ -104,6 +104,9 @@ def constraint(tools: Iterable[Any], *, many: bool = False, text: bool = False) 
         >>> c = toolcast.constraint([weather])
         >>> client.chat.completions.create(..., extra_body={"grammar": c.grammar})
     """
+    # The grammar compiler loads on first use: most hosts never constrain decoding.
+    from toolcast._constraint._gbnf import GrammarBuilder, literal
+
     specs = _specs(tools)
     if not specs:
         raise ValueError("A constraint needs at least one tool.")

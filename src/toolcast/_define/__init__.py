@@ -2,6 +2,7 @@
 
 One walk over the annotations builds the JSON Schema fragment and the
 pydantic-core validator together (`_schema`), so the two cannot drift apart.
-May import the root vocabulary (`errors`, `_json`, `_content`, `_context`); never
-the runtime (`_tool`), the catalog, the providers or the command line.
+May import the root vocabulary (`errors`, `_json`, `_content`, `_context`,
+`_messages`) and the `Alias` marker of `aliases`; never the runtime (`_tool`), the
+catalog, the providers or the command line.
 """

@@ -95,9 +95,8 @@ def make_executor(
     `classes()` returns the request and response message classes; it runs on the
     first call, so building many tools costs no descriptor pool work.
     """
-    from google.protobuf import json_format  # type: ignore[import-untyped,unused-ignore]
-
     import grpc  # type: ignore[import-untyped,unused-ignore]
+    from google.protobuf import json_format  # type: ignore[import-untyped,unused-ignore]
 
     plan = _Call(name, method, streaming, classes, channel, metadata, deadline, max_messages)
     stubs: dict[int, tuple[Any, Any, Any]] = {}

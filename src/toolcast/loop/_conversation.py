@@ -9,7 +9,6 @@ the fingerprint of the arguments it was decided for, and its outcome once run.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import uuid
 from collections.abc import Mapping
@@ -63,6 +62,8 @@ def fingerprint(name: str, arguments: Arguments) -> str:
         text = _canonical([name, parsed])
     except (TypeError, ValueError):
         text = _canonical([name, {"$raw": repr(parsed)}])
+    import hashlib  # deferred: only approvals fingerprint arguments
+
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -11,7 +11,6 @@ the bare parse -> invoke -> format sequence.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 from collections.abc import Coroutine, Generator, Sequence
 from typing import Any
@@ -58,6 +57,8 @@ async def run_concurrently(coros: Sequence[Coroutine[Any, Any, Any]]) -> None:
     The first error is raised once all have finished (as `asyncio.gather` would,
     without leaving any running).
     """
+    import asyncio  # deferred: defining and calling tools never needs the event loop machinery
+
     loop = asyncio.get_running_loop()
     tasks: list[asyncio.Task[None]] = []
     first: BaseException | None = None

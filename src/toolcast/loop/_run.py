@@ -10,7 +10,6 @@ recorded decision and never re-runs a call whose outcome (or start) is journalle
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -176,6 +175,8 @@ class _Run:
         on_event: EventHook | None,
         max_concurrency: int,
     ) -> None:
+        import asyncio  # deferred: defining and calling tools never needs the event loop machinery
+
         self.model = model
         self.prompt = prompt
         self.tools = tools
@@ -262,6 +263,8 @@ class _Run:
     # -- the loop -------------------------------------------------------------------
 
     async def go(self) -> RunResult:
+        import asyncio  # deferred: defining and calling tools never needs the event loop machinery
+
         conv = self.conv
         self.check_tool_choice()
         if conv.batch:
