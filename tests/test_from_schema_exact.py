@@ -473,3 +473,17 @@ def test_the_exact_number_scan_stays_linear_on_hostile_text(text: bytes) -> None
     value = exact_numbers(text)
     assert time.perf_counter() - started < 0.25
     assert isinstance(value["s"], str)
+
+
+@pytest.mark.parametrize("depth", [1_200, 50_000])
+def test_a_schema_nested_thousands_deep_is_refused_not_a_recursion_error(depth: int) -> None:
+    schema: dict[str, Any] = {"type": "object"}
+    node = schema
+    for _ in range(depth):
+        child: dict[str, Any] = {"type": "object"}
+        node["properties"] = {"a": child}
+        node = child
+    with pytest.raises(ToolDefinitionError) as raised:
+        Tool.from_schema("deep", "Too deep.", schema, lambda args: None)
+    assert [p.code for p in raised.value.problems] == ["invalid-schema"]
+    assert "nested too deeply" in str(raised.value)

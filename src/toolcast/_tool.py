@@ -20,10 +20,9 @@ from pydantic_core import CoreConfig, SchemaValidator
 from toolcast._arguments import ArgumentsError, Limits, Parser, fail_fast
 from toolcast._clock import SYSTEM_CLOCK, wait_for
 from toolcast._context import ToolContext
-from toolcast._define._decorator import ToolOptions, options_of
+from toolcast._define._decorator import ToolOptions, options_of, spec_of
 from toolcast._define._function import Analysis, analyse
 from toolcast._define._schema import MISSING
-from toolcast._frozen import freeze
 from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome, with_costs
 from toolcast._receiver import HostError, receiver_later, receiver_now
@@ -160,7 +159,7 @@ class Tool:
         analysis = analyse(fn, options, bound=inspect.ismethod(fn), has_receiver=has_receiver)
         if options.envelope is None:  # the result type may ask for it (`@envelope`)
             options = dataclasses.replace(options, envelope=analysis.envelope)
-        spec = _spec(
+        spec = spec_of(
             analysis.name,
             analysis.description,
             analysis.input_schema,
@@ -210,7 +209,7 @@ class Tool:
                 shown_output = model_facing(output_schema, problems)
             if problems:
                 raise ToolDefinitionError(name, problems)
-        spec = _spec(
+        spec = spec_of(
             name,
             description,
             shown_input,
@@ -586,47 +585,3 @@ class Tool:
         if len(outcome.text) > self._limits.max_result_chars:
             outcome = cap_result(outcome, self._limits.max_result_chars)
         return deprecation_noted(self.spec, outcome)
-
-
-def _spec(
-    name: str,
-    description: str,
-    input_schema: JsonSchema,
-    output_schema: JsonSchema | None,
-    options: ToolOptions,
-    *,
-    is_async: bool,
-) -> ToolSpec:
-    """The frozen spec of a tool, its schemas made read-only."""
-    return ToolSpec(
-        name=name,
-        description=description,
-        input_schema=freeze(input_schema),
-        output_schema=freeze(output_schema),
-        status=options.status,
-        aliases=options.aliases,
-        categories=_clean_categories(options.categories),
-        version=options.version,
-        deprecated=options.deprecated,
-        replaced_by=options.replaced_by,
-        always_available=options.always_available,
-        required=options.required,
-        ends_loop=options.ends_loop,
-        requires_approval=options.requires_approval,
-        parallel_safe=options.parallel_safe,
-        blocking=options.blocking and not is_async,
-        timeout=options.timeout,
-        strict=options.strict,
-        envelope=bool(options.envelope),
-        is_async=is_async,
-        extra=freeze(dict(options.extra)),
-    )
-
-
-def _clean_categories(categories: tuple[str, ...]) -> tuple[str, ...]:
-    seen: dict[str, None] = {}
-    for category in categories:
-        category = category.strip()
-        if category:
-            seen.setdefault(category)
-    return tuple(seen)

@@ -10,7 +10,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeVar, overload
 
-__all__ = ("OPTIONS_ATTR", "Param", "ToolOptions", "options_of", "tool")
+from toolcast._frozen import freeze
+from toolcast._json import JsonSchema
+from toolcast._spec import ToolSpec
+
+__all__ = ("OPTIONS_ATTR", "Param", "ToolOptions", "options_of", "spec_of", "tool")
 
 OPTIONS_ATTR = "__toolcast__"
 
@@ -142,3 +146,47 @@ def tool(fn: Any = None, /, **options: Any) -> Any:
         return func
 
     return mark if fn is None else mark(fn)
+
+
+def spec_of(
+    name: str,
+    description: str,
+    input_schema: JsonSchema,
+    output_schema: JsonSchema | None,
+    options: ToolOptions,
+    *,
+    is_async: bool,
+) -> ToolSpec:
+    """The frozen spec of a tool with these options, its schemas made read-only."""
+    return ToolSpec(
+        name=name,
+        description=description,
+        input_schema=freeze(input_schema),
+        output_schema=freeze(output_schema),
+        status=options.status,
+        aliases=options.aliases,
+        categories=_clean_categories(options.categories),
+        version=options.version,
+        deprecated=options.deprecated,
+        replaced_by=options.replaced_by,
+        always_available=options.always_available,
+        required=options.required,
+        ends_loop=options.ends_loop,
+        requires_approval=options.requires_approval,
+        parallel_safe=options.parallel_safe,
+        blocking=options.blocking and not is_async,
+        timeout=options.timeout,
+        strict=options.strict,
+        envelope=bool(options.envelope),
+        is_async=is_async,
+        extra=freeze(dict(options.extra)),
+    )
+
+
+def _clean_categories(categories: tuple[str, ...]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for category in categories:
+        category = category.strip()
+        if category:
+            seen.setdefault(category)
+    return tuple(seen)

@@ -218,11 +218,18 @@ def strip_marks(schema: Any) -> Any:
 
 
 def has_marks(schema: Any) -> bool:
-    """True when `schema` marks any fragment with the alias keyword."""
-    if isinstance(schema, list):
-        return any(has_marks(item) for item in schema)
-    if not isinstance(schema, Mapping):
-        return False
-    return ALIAS_KEYWORD in schema or any(
-        has_marks(v) for k, v in schema.items() if k not in ("enum", "const", "default")
-    )
+    """True when `schema` marks any fragment with the alias keyword.
+
+    Iterative, so a hostile schema nested thousands of levels deep (from a remote
+    MCP server) reaches the schema checker's own refusal instead of a RecursionError.
+    """
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, Mapping):
+            if ALIAS_KEYWORD in node:
+                return True
+            stack.extend(v for k, v in node.items() if k not in ("enum", "const", "default"))
+    return False

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolcast._content import ImagePart, JsonPart, TextPart
@@ -26,6 +26,7 @@ from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
 from toolcast.loop._model import ModelRequest, ModelTurn
 from toolcast.providers._adapter import Adapter, choice_of, plain, text_of, usage_of
+from toolcast.providers._anthropic_strict import strict_blockers
 from toolcast.providers._common import (
     STRICT_FORMATS,
     answer_all,
@@ -215,10 +216,6 @@ _STRICT_KEEP = frozenset(
 # word boundaries (same doc). Oversized {n,m} is also refused but its limit is not
 # documented, so it is left to the API.
 _UNSAFE_REGEX = re.compile(r"\\[1-9bB]|\(\?<?[=!]")
-# Keywords meaning "keys beyond the declared ones"; strict must close every object.
-_FREE_KEYS = ("patternProperties", "unevaluatedProperties", "propertyNames")
-# Any of these pins down what a node accepts; a node with none takes any value.
-_TYPED_BY = ("type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const", "properties")
 
 
 def _strict_moves(keyword: str, value: Any, _node: Mapping[str, Any]) -> bool:
@@ -236,7 +233,7 @@ def _strict(
 ) -> tuple[JsonSchema, list[ConversionNote]]:
     blockers = [
         ConversionNote(path, keyword, "strict_disabled", detail)
-        for path, keyword, detail in _strict_blockers(schema)
+        for path, keyword, detail in strict_blockers(schema)
     ]
     if blockers:
         return schema, blockers
@@ -252,101 +249,6 @@ def _strict(
         return node
 
     return rewrite(schema, close), []
-
-
-def _strict_blockers(schema: JsonSchema) -> Iterator[tuple[str, str, str]]:
-    """Why `schema` cannot be strict: (pointer, keyword, sentence) per problem."""
-    cycle = _ref_cycle(schema)
-    if cycle:
-        yield (
-            "",
-            "$ref",
-            f"The schema is recursive ({cycle}); strict mode refuses recursion.",
-        )
-    for path, node in walk(schema):
-        where = path or "the root"
-        for keyword in _FREE_KEYS:
-            if keyword in node:
-                yield (
-                    path,
-                    keyword,
-                    f"{keyword} at {where} allows undeclared keys; strict needs closed objects.",
-                )
-        extra = node.get("additionalProperties", False)
-        if extra is not False:
-            yield (
-                path,
-                "additionalProperties",
-                f"The object at {where} takes free keys (a dict); "
-                "strict would send it as an empty object.",
-            )
-        elif (
-            path
-            and is_object(node)
-            and not node.get("properties")
-            and "additionalProperties" not in node
-        ):
-            yield (
-                path,
-                "properties",
-                f"The object at {where} declares no keys; strict would send it as an empty object.",
-            )
-        if not any(k in node for k in _TYPED_BY):
-            yield path, "type", f"{where} accepts any JSON value; strict needs a type."
-        values = list(node.get("enum") or ()) + ([node["const"]] if "const" in node else [])
-        if any(isinstance(v, (dict, list)) for v in values):
-            yield (
-                path,
-                "enum",
-                f"The enum at {where} has object or array values; strict takes primitives only.",
-            )
-        if any("$ref" in b for b in node.get("allOf") or () if isinstance(b, Mapping)):
-            yield (
-                path,
-                "allOf",
-                f"allOf with $ref at {where} is not supported in strict mode.",
-            )
-
-
-def _ref_cycle(schema: Mapping[str, Any]) -> str:
-    """A `$ref` cycle as `A -> B -> A`, or "" when the schema is not recursive."""
-    graph: dict[str, set[str]] = {}
-    for path, node in walk(schema):
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            owner = _definition_of(path)
-            graph.setdefault(owner, set()).add(ref)
-    return _find_cycle(graph)
-
-
-def _definition_of(path: str) -> str:
-    """The `$ref` naming the definition that contains `path` ("#" for the root)."""
-    parts = path.split("/")
-    if len(parts) >= 3 and parts[1] in ("$defs", "definitions"):
-        return "#/" + "/".join(parts[1:3])
-    return "#"
-
-
-def _find_cycle(graph: Mapping[str, set[str]]) -> str:
-    done: set[str] = set()
-
-    def visit(ref: str, trail: tuple[str, ...]) -> str:
-        if ref in trail:
-            return " -> ".join((*trail[trail.index(ref) :], ref))
-        if ref in done:
-            return ""
-        for nxt in sorted(graph.get(ref, ())):
-            found = visit(nxt, (*trail, ref))
-            if found:
-                return found
-        done.add(ref)
-        return ""
-
-    for start in sorted(graph):
-        found = visit(start, ())
-        if found:
-            return found
-    return ""
 
 
 def object_root(schema: Mapping[str, Any], notes: list[ConversionNote], name: str) -> JsonSchema:
