@@ -109,3 +109,36 @@ def text_of(blocks: Any, *, kind: str = "text", key: str = "text") -> str:
         if get(block, "type", kind) == kind and isinstance(get(block, key), str):
             parts.append(get(block, key))
     return "".join(parts)
+
+
+class StrictAdapter(Adapter):
+    """An adapter whose provider projects tools strictly or not (`strict=None`: per tool)."""
+
+    def __init__(
+        self, client: Any, model: str, *, strict: bool | None = None, **options: Any
+    ) -> None:
+        super().__init__(client, model, **options)
+        self.strict = strict
+
+
+def openai_tool_fields(
+    request: ModelRequest,
+    format_tools: Callable[..., Any],
+    format_tool_choice: Callable[..., Any],
+    *,
+    strict: bool | None,
+) -> dict[str, Any]:
+    """`tools`, `tool_choice` and `parallel_tool_calls`, as OpenAI-shaped APIs take them.
+
+    Nothing when the request has no tools: these APIs refuse a tool choice or a
+    parallel switch without tools.
+    """
+    if not request.tools:
+        return {}
+    fields: dict[str, Any] = {
+        "tools": format_tools(request.tools, strict=strict),
+        "tool_choice": format_tool_choice(choice_of(request.tool_choice), tools=request.tools),
+    }
+    if not request.parallel_calls:
+        fields["parallel_tool_calls"] = False
+    return fields

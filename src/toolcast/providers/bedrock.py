@@ -20,7 +20,7 @@ from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.loop._model import ModelRequest, ModelTurn
 from toolcast.providers import anthropic
-from toolcast.providers._adapter import Adapter, choice_of, usage_of
+from toolcast.providers._adapter import StrictAdapter, choice_of, usage_of
 from toolcast.providers._common import answer_all, check_names, require_id
 from toolcast.providers._projection import (
     Projection,
@@ -227,7 +227,7 @@ def _result_content(outcome: ToolOutcome) -> list[dict[str, Any]]:
 # --- Model adapter for the run loop
 
 
-class Model(Adapter):
+class Model(StrictAdapter):
     """A Bedrock model behind the host's botocore `bedrock-runtime` client (`converse`).
 
     botocore is synchronous, so each request runs in a worker thread
@@ -245,12 +245,6 @@ class Model(Adapter):
     method = "converse"
     expects = "a botocore bedrock-runtime client"
     extra = "bedrock"
-
-    def __init__(
-        self, client: Any, model: str, *, strict: bool | None = None, **options: Any
-    ) -> None:
-        super().__init__(client, model, **options)
-        self.strict = strict
 
     def user_message(self, text: str) -> list[dict[str, Any]]:
         """A `user` message with one text block."""

@@ -28,7 +28,13 @@ from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.loop._model import ModelRequest, ModelTurn
-from toolcast.providers._adapter import Adapter, choice_of, plain, text_of, usage_of
+from toolcast.providers._adapter import (
+    StrictAdapter,
+    openai_tool_fields,
+    plain,
+    text_of,
+    usage_of,
+)
 from toolcast.providers._common import (
     ChoiceDeltas,
     answer_all,
@@ -311,7 +317,7 @@ def format_assistant_message(
 # --- Model adapter for the run loop
 
 
-class Model(Adapter):
+class Model(StrictAdapter):
     """A Mistral model behind the host's `mistralai` client (`chat.complete_async`).
 
     History uses Mistral-valid call ids throughout: the model's own ids are
@@ -330,8 +336,7 @@ class Model(Adapter):
     def __init__(
         self, client: Any, model: str, *, strict: bool | None = None, **options: Any
     ) -> None:
-        super().__init__(client, model, **options)
-        self.strict = strict
+        super().__init__(client, model, strict=strict, **options)
         self.ids = CallIds()
 
     def user_message(self, text: str) -> list[dict[str, Any]]:
@@ -346,12 +351,9 @@ class Model(Adapter):
         """The keyword arguments of `chat.complete_async` for `request`."""
         system = [{"role": "system", "content": request.system}] if request.system else []
         kwargs: dict[str, Any] = {"model": self.model, "messages": [*system, *request.messages]}
-        if request.tools:
-            kwargs["tools"] = format_tools(request.tools, strict=self.strict)
-            choice = choice_of(request.tool_choice)
-            kwargs["tool_choice"] = format_tool_choice(choice, tools=request.tools)
-            if not request.parallel_calls:
-                kwargs["parallel_tool_calls"] = False
+        kwargs.update(
+            openai_tool_fields(request, format_tools, format_tool_choice, strict=self.strict)
+        )
         return {**kwargs, **self.merged(request)}
 
     async def complete(self, request: ModelRequest) -> ModelTurn:

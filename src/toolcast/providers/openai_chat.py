@@ -23,7 +23,7 @@ from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.loop._model import ModelRequest, ModelTurn
-from toolcast.providers._adapter import Adapter, choice_of, plain, usage_of
+from toolcast.providers._adapter import Adapter, openai_tool_fields, plain, usage_of
 from toolcast.providers._common import (
     ChoiceDeltas,
     answer_all,
@@ -357,12 +357,10 @@ class Model(Adapter):
             kwargs["max_tokens"] = profile.max_tokens
         if rule is not None:
             kwargs.update(_constraint_fields(rule, profile))
-        elif request.tools:
-            kwargs["tools"] = format_tools(request.tools, strict=self.strict)
-            choice = choice_of(request.tool_choice)
-            kwargs["tool_choice"] = format_tool_choice(choice, tools=request.tools)
-            if not request.parallel_calls:
-                kwargs["parallel_tool_calls"] = False
+        else:
+            kwargs.update(
+                openai_tool_fields(request, format_tools, format_tool_choice, strict=self.strict)
+            )
         return {**kwargs, **self.merged(request)}
 
     async def complete(self, request: ModelRequest) -> ModelTurn:

@@ -22,7 +22,13 @@ from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.loop._model import ModelRequest, ModelTurn
-from toolcast.providers._adapter import Adapter, choice_of, plain, text_of, usage_of
+from toolcast.providers._adapter import (
+    StrictAdapter,
+    openai_tool_fields,
+    plain,
+    text_of,
+    usage_of,
+)
 from toolcast.providers._common import (
     answer_all,
     arguments_text,
@@ -299,7 +305,7 @@ TURN = "toolcast.response_output"
 """History entries of this `type` hold one response's output items (see `Model`)."""
 
 
-class Model(Adapter):
+class Model(StrictAdapter):
     """A Responses API model behind the host's `openai.AsyncOpenAI` client.
 
     A Responses turn is several output items (reasoning, message, function calls);
@@ -317,12 +323,6 @@ class Model(Adapter):
     expects = "an openai.AsyncOpenAI client"
     extra = "openai"
 
-    def __init__(
-        self, client: Any, model: str, *, strict: bool | None = None, **options: Any
-    ) -> None:
-        super().__init__(client, model, **options)
-        self.strict = strict
-
     def user_message(self, text: str) -> list[dict[str, Any]]:
         """A `user` input message."""
         return [{"role": "user", "content": text}]
@@ -339,12 +339,9 @@ class Model(Adapter):
         kwargs: dict[str, Any] = {"model": self.model, "input": items}
         if request.system:
             kwargs["instructions"] = request.system
-        if request.tools:
-            kwargs["tools"] = format_tools(request.tools, strict=self.strict)
-            choice = choice_of(request.tool_choice)
-            kwargs["tool_choice"] = format_tool_choice(choice, tools=request.tools)
-            if not request.parallel_calls:
-                kwargs["parallel_tool_calls"] = False
+        kwargs.update(
+            openai_tool_fields(request, format_tools, format_tool_choice, strict=self.strict)
+        )
         return {**kwargs, **self.merged(request)}
 
     async def complete(self, request: ModelRequest) -> ModelTurn:
