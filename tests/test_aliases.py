@@ -9,6 +9,7 @@ listings, error messages and the lock file. The Redis store is in
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import uuid
@@ -556,3 +557,22 @@ def test_toolcast_check_reports_an_alias_prefix_change_as_breaking() -> None:
     report = compare_locks(old, new)
     [change] = [c for c in report.unexcused if c.kind == "alias-prefix-changed"]
     assert change.message == "Argument 'thing_id' changed its alias prefix: link-1 -> url-1."
+
+
+def test_a_bare_aliased_id_returned_by_a_tool_reaches_the_model_as_its_alias() -> None:
+    made = uuid.uuid4()
+
+    @tool
+    def create_link() -> Annotated[UUID, Alias("link")]:
+        """Create a link."""
+        return made
+
+    session = AliasSession("bare-id")
+    tools = Catalog([create_link]).select()
+    outcome = tools.invoke_sync(
+        ToolCall(id="c1", name="create_link", arguments={}), aliases=session
+    )
+    assert outcome.text == '"link-1"'
+    assert outcome.structured == "link-1"
+    assert outcome.value == made  # the host still holds the UUID
+    assert asyncio.run(session.resolve("link-1")) == made

@@ -348,6 +348,8 @@ def alias_outcome(outcome: ToolOutcome, plans: AliasPlans, *, exact: bool) -> St
         return outcome
     if plan.prefix is not None and isinstance(outcome.value, str):
         return (yield from _alias_text_result(outcome, plan.prefix))
+    if plan.prefix is not None:
+        return (yield from _alias_id_result(outcome, plan.prefix))
     marker = type(outcome.structured_value).__name__
     lazy = marker in ("_LazyMarker", "_LazyEnvelopedMarker")
     part_plan = plans.enveloped if marker == "_LazyEnvelopedMarker" else plan
@@ -412,6 +414,24 @@ def _alias_text_result(outcome: ToolOutcome, prefix: str) -> Steps:
     except AliasesUnavailableError as exc:
         return _unshown(outcome, exc)
     return dataclasses.replace(outcome, content=(TextPart(alias),), text=alias)
+
+
+def _alias_id_result(outcome: ToolOutcome, prefix: str) -> Steps:
+    # A tool whose result is one aliased id of another type (a UUID) sends one JSON string.
+    parts = outcome.content
+    if len(parts) != 1 or not isinstance(parts[0], JsonPart):
+        return outcome
+    value = _load(parts[0].text, False)
+    if not isinstance(value, str) or not UUID_TEXT.match(value):
+        return outcome
+    try:
+        [alias] = yield ("register", [(prefix, value)], None)
+    except AliasesUnavailableError as exc:
+        return _unshown(outcome, exc)
+    text = _dump(alias)
+    return dataclasses.replace(
+        outcome, content=(JsonPart(text),), text=text, structured_value=alias
+    )
 
 
 def _unshown(outcome: ToolOutcome, exc: BaseException) -> ToolOutcome:
