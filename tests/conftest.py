@@ -7,10 +7,19 @@ from pathlib import Path
 # tests/corpus.py and friends are imported as plain modules.
 sys.path.insert(0, str(Path(__file__).parent))
 
+import os
 
 import pytest
+from hypothesis import settings
 
 from services import RedisServer, redis_server
+
+# CI replays the same examples every run (a landing never waits on a lucky draw);
+# a developer's run keeps exploring new ones, and replays its own failures first
+# from .hypothesis/.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")

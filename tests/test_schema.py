@@ -1295,9 +1295,14 @@ _REFERENCE = Draft202012Validator.FORMAT_CHECKER
 def test_the_lenient_forms_are_decided_like_the_reference(
     annotation: Any, pattern: str, data: st.DataObject
 ) -> None:
-    """Text built from the advertised pattern, then edited: toolcast == jsonschema."""
+    """Text built from the advertised pattern, then edited: toolcast == jsonschema.
+
+    `fullmatch`: Python's `$` (which the reference validator uses) also matches
+    before a trailing newline, ECMA-262's does not; that known gap is documented
+    in docs/schema.md, and left out here so the comparison is between meanings.
+    """
     text = data.draw(
-        st.from_regex(pattern).flatmap(
+        st.from_regex(pattern, fullmatch=True).flatmap(
             lambda valid: st.one_of(
                 st.just(valid),
                 st.integers(0, max(len(valid) - 1, 0)).flatmap(
