@@ -37,8 +37,10 @@ __all__ = (
 FORMAT = "toolcast.conversation/1"
 """The `format` tag of `Conversation.to_json()`; another version is refused by name."""
 
-RunStatus: TypeAlias = Literal["new", "done", "pending", "max_rounds", "ended", "cancelled"]
-"""Why a run stopped (`new`: never run)."""
+RunStatus: TypeAlias = Literal[
+    "new", "done", "pending", "max_rounds", "ended", "cancelled", "repeated"
+]
+"""Why a run stopped (`new`: never run; `repeated`: the repeat guard stopped it)."""
 
 DecidedBy: TypeAlias = Literal["policy", "approver", "host"]
 

@@ -18,7 +18,7 @@ from typing import Any
 from toolcast._catalog._toolset import ToolSet, UnknownToolError
 from toolcast._context import ToolContext
 from toolcast._cost import Cost, total_costs
-from toolcast._outcome import ToolOutcome, refused_call
+from toolcast._outcome import ErrorKind, ToolOutcome, refused_call
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast._tool import Tool
 from toolcast.loop._conversation import (
@@ -32,6 +32,7 @@ from toolcast.loop._conversation import (
 from toolcast.loop._eager import run_concurrently
 from toolcast.loop._errors import ConversationError, UndecidedCallsError
 from toolcast.loop._events import EventHook, LoopEvent, tool_span, tracer
+from toolcast.loop._guards import TOKEN_LIMIT, cut_off, out_of_retries, repeats
 from toolcast.loop._model import Message, Model, ModelRequest, ToolChoiceMode, Usage
 from toolcast.loop._store import ConversationStore
 from toolcast.policy._decision import Decision
@@ -54,7 +55,8 @@ class RunResult:
 
     status: RunStatus
     """done (final text), pending (calls wait for the host), max_rounds (the last
-    batch ran, no further request), ended (an `ends_loop` tool ran)."""
+    batch ran, no further request), ended (an `ends_loop` tool ran), repeated (the
+    repeat guard stopped it)."""
     text: str
     """The model's last text."""
     output: Any
@@ -97,6 +99,8 @@ async def run(
     context: ToolContext | None = None,
     on_event: EventHook | None = None,
     max_concurrency: int = 8,
+    repeat_limit: int | None = None,
+    retry_budget: int | None = None,
 ) -> RunResult:
     """Run the model with `tools` until it answers, a call waits, or the rounds run out.
 
@@ -119,6 +123,12 @@ async def run(
         context: Host state for the tools (`ToolContext.state`).
         on_event: Called with each `LoopEvent`.
         max_concurrency: Parallel-safe calls of one batch running at once.
+        repeat_limit: Stop (status `repeated`) when the same call, same tool and
+            same arguments, comes in this many rounds in a row; that call is
+            answered "not run" and the others of its batch run. None: no guard.
+        retry_budget: Failed calls (bad arguments, errors, timeouts) a tool may
+            have in the conversation; later calls of it are answered "not run",
+            telling the model to stop. None: no budget.
 
     Raises:
         ValueError: `max_rounds` is negative, or a named `tool_choice` is not shown.
@@ -134,6 +144,10 @@ async def run(
     if max_concurrency < 1:
         msg = f"max_concurrency must be at least 1 (got {max_concurrency})."
         raise ValueError(msg)
+    for name, limit in (("repeat_limit", repeat_limit), ("retry_budget", retry_budget)):
+        if limit is not None and limit < 1:
+            msg = f"{name} must be at least 1, or None for no limit (got {limit})."
+            raise ValueError(msg)
     return await _Run(
         model,
         prompt,
@@ -150,6 +164,8 @@ async def run(
         context=context,
         on_event=on_event,
         max_concurrency=max_concurrency,
+        repeat_limit=repeat_limit,
+        retry_budget=retry_budget,
     ).go()
 
 
@@ -174,6 +190,8 @@ class _Run:
         context: ToolContext | None,
         on_event: EventHook | None,
         max_concurrency: int,
+        repeat_limit: int | None = None,
+        retry_budget: int | None = None,
     ) -> None:
         import asyncio  # deferred: defining and calling tools never needs the event loop machinery
 
@@ -193,6 +211,8 @@ class _Run:
         self.context = context
         self.on_event = on_event
         self.max_concurrency = max_concurrency
+        self.repeat_limit = repeat_limit
+        self.retry_budget = retry_budget
         self.semaphore = asyncio.Semaphore(max_concurrency)
         self.lock = asyncio.Lock()
         self.tracer = tracer()
@@ -348,14 +368,28 @@ class _Run:
                     record.decision = Decision.pending(_MANUAL)
                     record.decided_by = "policy"
                 return await self.finish("pending")
+            for record, message in cut_off(batch) if turn.finish_reason in TOKEN_LIMIT else ():
+                self.refuse(record, "invalid_arguments", message)
+            repeated = repeats(batch, conv.history, self.repeat_limit)
+            for record, message in repeated:
+                self.refuse(record, "not_run", message)
             await self.evaluate(batch)
             if self.store is not None:
                 await self.save()
             ended = await self.answer_batch()
             if ended is not None:
                 return ended
+            if repeated:
+                return await self.finish("repeated")
             if self.rounds >= self.max_rounds:
                 return await self.finish("max_rounds")
+
+    def refuse(self, record: CallRecord, kind: ErrorKind, message: str) -> None:
+        record.decided_by = "policy"
+        record.decision = Decision.failed(message)
+        record.outcome = ToolOutcome.failure(
+            kind, message, tool_name=record.name, call_id=record.id
+        )
 
     # -- one batch ------------------------------------------------------------------
 
@@ -373,6 +407,10 @@ class _Run:
                 outcome = refused or UnknownToolError(record.name, shown).outcome(call_id=record.id)
                 record.decision = Decision.failed(outcome.text)
                 record.outcome = outcome
+            elif spent := out_of_retries(
+                tool.name, (*self.conv.history, *self.conv.batch), self.retry_budget
+            ):
+                self.refuse(record, "not_run", spent)
             else:
                 await self.decide(record, tool)
             if self.on_event is not None:
