@@ -52,11 +52,12 @@ from toolcast import (
     tool,
 )
 from toolcast._define._formats import (
+    DURATION_PATTERN,
     LOCAL_DATETIME_PATTERN,
     LOCAL_TIME_PATTERN,
     NUMBER_TEXT_PATTERN,
 )
-from toolcast._define._schema import DURATION_PATTERN, KEY_ORDER
+from toolcast._define._schema import KEY_ORDER
 from toolcast._frozen import thaw
 from toolcast.typing import JsonValue
 

@@ -10,22 +10,12 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from conftest import PROTO, Compiled, check, protoc
+from providers.portability import EXPECTED_MODULES
 from toolcast import Tool
 from toolcast.errors import ToolDefinitionError
 from toolcast.grpc import tools_from_descriptors
 
-PROVIDERS = (
-    "openai_chat",
-    "openai_responses",
-    "openai_realtime",
-    "anthropic",
-    "gemini",
-    "bedrock",
-    "mistral",
-    "ollama",
-    "mcp",
-    "hermes",
-)
+PROVIDERS = EXPECTED_MODULES
 
 
 @pytest.fixture(scope="module")

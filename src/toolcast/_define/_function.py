@@ -25,14 +25,13 @@ from toolcast._define._decorator import Param, ToolOptions
 from toolcast._define._docstring import parse_docstring
 from toolcast._define._envelope import wants_envelope
 from toolcast._define._fields import FieldDef
-from toolcast._define._names import NAME_PATTERN, check_name
+from toolcast._define._names import check_name
 from toolcast._define._node import Node
 from toolcast._define._schema import SchemaBuilder
 from toolcast.errors import DefinitionProblem, ToolDefinitionError
 
-__all__ = ("NAME_PATTERN", "CallPlan", "Analysis", "analyse", "check_name")
+__all__ = ("Analysis", "CallPlan", "analyse")
 
-SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _RECEIVER_NAMES = ("self", "cls")
 
 

@@ -11,8 +11,9 @@ them all at once.
 The walk leans on a few neighbours, one concept each: `_node` (the `Node` pair and
 canonical keyword order), `_annotations` (`Annotated` metadata and defaults),
 `_formats` (exact integer and string-format validators), `_fields` (fields of
-dataclasses, TypedDicts, NamedTuples and pydantic models) and `_constraints`
-(constraint keywords). Names other modules import from here are re-exported.
+dataclasses, TypedDicts, NamedTuples and pydantic models), `_constraints`
+(constraint keywords) and `_scalars` (the leaves: scalars, enums, literals).
+Names other modules import from here are re-exported.
 """
 
 from __future__ import annotations
@@ -36,9 +37,7 @@ from toolcast._define._annotations import (
     json_default,
     split_annotated,
 )
-from toolcast._define._annotations import absorb as absorb
 from toolcast._define._constraints import constrain
-from toolcast._define._constraints import regex_needs_python as regex_needs_python
 from toolcast._define._docstring import parse_docstring
 from toolcast._define._fields import (
     FieldDef,
@@ -51,13 +50,6 @@ from toolcast._define._fields import (
     is_typeddict_class,
     post_object,
 )
-from toolcast._define._formats import DURATION_PATTERN as DURATION_PATTERN
-from toolcast._define._formats import INT_BASE as INT_BASE
-from toolcast._define._formats import parse_date as parse_date
-from toolcast._define._formats import parse_datetime as parse_datetime
-from toolcast._define._formats import parse_duration as parse_duration
-from toolcast._define._formats import parse_time as parse_time
-from toolcast._define._formats import parse_uuid as parse_uuid
 from toolcast._define._jsonvalue import is_json_value_alias
 from toolcast._define._node import (
     KEY_ORDER,
