@@ -348,3 +348,25 @@ def render(results: Mapping[str, Any], quick: bool) -> str:
     else:
         lines += [f"Redis store: not measured ({redis.get('status', 'not run')}).", ""]
     return "\n".join(lines)
+
+
+def behind(results: Mapping[str, Any], quick: bool) -> list[str]:
+    """A bullet when resolving aliases costs more than the goal, with what it costs."""
+    del quick
+    plain, aliased = (
+        _row(results.get("aliases/inbound", {}), 0),
+        _row(results.get("aliases/inbound", {}), 1),
+    )
+    if plain is None or aliased is None or aliased["ratio"] <= INBOUND_TARGET:
+        return []
+    count = results["aliases/inbound"]["aliases"]
+    extra = aliased["us"] - plain["us"]
+    return [
+        f"- **Resolving {count} aliases** ({aliased['ratio']:.2f}x the same call with UUIDs, "
+        f"aim ≤ {INBOUND_TARGET:g}x): it adds {extra:.1f} µs to a {plain['us']:.1f} µs call, "
+        f"{extra / count:.2f} µs an alias: reading the text to find the id fields (the "
+        "strict parse the call then validates, handed over, so the text is read once), "
+        "walking the tool's alias plan to them, one store lookup for all of them, checking "
+        "each alias's prefix against its field, and putting the UUIDs in. The UUIDs are "
+        "then validated like the ones the plain call sends (most of both calls' time)."
+    ]

@@ -196,10 +196,12 @@ def behind(results: Mapping[str, Any], quick: bool) -> list[str]:
     return [
         f"- **Memory** (peak {peak:.0f} MiB against {base:.0f} MiB for a `TypeAdapter` "
         "per function): a built tool keeps its published, read-only JSON Schema "
-        "(`_frozen.py`) and also the pydantic-core schema its validator is compiled "
-        "from on the first call (`_schema.py`, `_function.py`, `core_schema.py`), "
-        "where pydantic keeps only the compiled validator; compiled validators and "
-        "the projection cache then add their own share (the steps above)." + detail
+        "(`_frozen.py`; small fragments and class schemas shared between tools), its "
+        "spec and call plan, but no pydantic-core schema: the first call walks the "
+        "annotations again to compile the validator. A compiled validator then keeps "
+        "the schema it was compiled from (pydantic-core holds it for pickling), and "
+        "the projection cache keeps each definition as compact JSON (the steps "
+        "above). pydantic's `TypeAdapter` builds no JSON Schema until asked." + detail
     ]
 
 

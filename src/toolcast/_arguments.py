@@ -1,14 +1,16 @@
 """Raw arguments from a model -> the validated argument object, within limits.
 
 The raw text is parsed once by jiter to refuse what JSON Schema cannot see
-(duplicate keys, NaN/Infinity, invalid UTF-8, oversized or over-deep input),
-then validated by pydantic-core straight from the text, so numbers keep their
-exact value (Decimal) and formats are checked on the original strings.
+(duplicate keys, NaN/Infinity, invalid UTF-8, oversized or over-deep input).
+Where the schema holds only JSON's own types (strings, numbers, booleans, null,
+arrays, objects, and toolcast's validators on them), pydantic-core validates
+that parse itself: one pass over the text. Elsewhere (Decimal, tuples, enums,
+dates, bytes) it validates straight from the text, whose digits and strings it
+reads in JSON mode, so numbers keep their exact value.
 """
 
 from __future__ import annotations
 
-import decimal
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -19,11 +21,19 @@ import jiter
 from pydantic_core import SchemaValidator, ValidationError, to_json
 
 from toolcast._define._formats import INTS_FROM_TEXT, PATTERN_DEADLINE, PATTERN_TIMEOUT
+from toolcast._exact_paths import (
+    NotIntegral,
+    Unreadable,
+    as_digits,
+    as_integer,
+    exact_at,
+    strings_at,
+)
 from toolcast._json_errors import arguments_message
 from toolcast._messages import format_validation_errors
-from toolcast._spec import Arguments
+from toolcast._spec import Arguments, ParsedArguments
 
-__all__ = ("ArgumentsError", "JsonValidator", "Limits", "Parser")
+__all__ = ("ArgumentsError", "JsonValidator", "Limits", "Parser", "reads_parsed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,33 +75,6 @@ def _too_deep(value: Any, limit: int) -> bool:
     return False
 
 
-def _strings_at(value: Any, path: tuple[Any, ...]) -> str | None:
-    """The location of a JSON string at a guarded path, if there is one."""
-    if not path:
-        return "" if isinstance(value, str) else None
-    head, rest = path[0], path[1:]
-    if head == "*":
-        items: Any = ()
-        if isinstance(value, dict):
-            items = value.items()
-        elif isinstance(value, list):
-            items = enumerate(value)
-        for key, item in items:
-            found = _strings_at(item, rest)
-            if found is not None:
-                return f"[{key}]{found}" if isinstance(key, int) else f".{key}{found}"
-        return None
-    if isinstance(head, int):
-        if isinstance(value, list) and head < len(value):
-            found = _strings_at(value[head], rest)
-            return None if found is None else f"[{head}]{found}"
-        return None
-    if isinstance(value, dict) and head in value:
-        found = _strings_at(value[head], rest)
-        return None if found is None else f".{head}{found}"
-    return None
-
-
 _JITER_MESSAGES = (
     ("duplicate key", "repeat the key {detail}{where}; send each argument once"),
     ("number out of range", "contain a number too large to handle"),
@@ -111,101 +94,6 @@ def _is_utf8(raw: str | bytes) -> bool:
     except UnicodeError:
         return False
     return True
-
-
-_NUMBERS = (int, decimal.Decimal)
-_DECIMAL = decimal.Decimal
-
-
-def _as_digits(value: Any, exact: Any) -> Any:
-    return str(exact) if type(exact) in _NUMBERS else value
-
-
-class _Unreadable(Exception):
-    """The text holds a number too large to read as a Decimal."""
-
-
-class _NotIntegral(Exception):
-    """A number at an integer position has a fraction a float would round away."""
-
-    def __init__(self, exact: decimal.Decimal) -> None:
-        self.exact = exact
-        self.where = ""
-
-
-def _as_integer(value: Any, exact: Any) -> Any:
-    if type(value) is not float or type(exact) is not decimal.Decimal:
-        return value
-    if exact != exact.to_integral_value():
-        raise _NotIntegral(exact)  # a float would round 1.0000000000000000001 to 1.0
-    return int(exact)
-
-
-def _exact_at(
-    value: Any, exact: Any, path: tuple[Any, ...], convert: Callable[[Any, Any], Any]
-) -> Any:
-    """`value` with the numbers at `path` replaced by `convert(value, exact)`."""
-    if not path:
-        return convert(value, exact)
-    head, rest = path[0], path[1:]
-    try:
-        if head == "*":
-            if isinstance(value, dict) and isinstance(exact, dict):
-                return {k: _exact_at(v, exact[k], rest, convert) for k, v in value.items()}
-            if isinstance(value, list) and isinstance(exact, list):
-                # `list[Decimal]`, `list[int]`: no call per item.
-                if not rest and convert is _as_digits:
-                    return [str(e) if type(e) in _NUMBERS else e for e in exact]
-                if not rest and convert is _as_integer:
-                    odd = next(
-                        (e for e in exact if type(e) is _DECIMAL and e != e.to_integral_value()),
-                        None,
-                    )
-                    if odd is not None:
-                        raise _NotIntegral(odd)
-                    return [
-                        int(e) if type(e) is _DECIMAL else v
-                        for v, e in zip(value, exact, strict=True)
-                    ]
-                if not rest:
-                    return [convert(v, e) for v, e in zip(value, exact, strict=True)]
-                return [_exact_at(v, e, rest, convert) for v, e in zip(value, exact, strict=True)]
-            return value
-        if isinstance(head, int):
-            if isinstance(value, list) and isinstance(exact, list) and head < len(value):
-                item = _exact_at(value[head], exact[head], rest, convert)
-                return [*value[:head], item, *value[head + 1 :]]
-            return value
-        if isinstance(value, dict) and isinstance(exact, dict) and head in value:
-            return {**value, head: _exact_at(value[head], exact[head], rest, convert)}
-    except _NotIntegral as exc:
-        # Only the failing call pays for naming where it was.
-        if head == "*":
-            if isinstance(value, dict):
-                key = next(k for k, e in exact.items() if _contains(e, exc.exact, rest))
-                exc.where = f".{key}{exc.where}"
-            else:
-                index = next(i for i, e in enumerate(exact) if _contains(e, exc.exact, rest))
-                exc.where = f"[{index}]{exc.where}"
-        else:
-            exc.where = f"[{head}]{exc.where}" if isinstance(head, int) else f".{head}{exc.where}"
-        raise
-    return value
-
-
-def _contains(exact: Any, number: decimal.Decimal, path: tuple[Any, ...]) -> bool:
-    """Whether `number` (the same object) sits at `path` inside `exact`."""
-    if not path:
-        return exact is number
-    head, rest = path[0], path[1:]
-    if head == "*":
-        items = exact.values() if isinstance(exact, dict) else exact
-        return isinstance(exact, (dict, list)) and any(_contains(e, number, rest) for e in items)
-    if isinstance(head, int):
-        return (
-            isinstance(exact, list) and head < len(exact) and _contains(exact[head], number, rest)
-        )
-    return isinstance(exact, dict) and head in exact and _contains(exact[head], number, rest)
 
 
 def _holds_floats(raw: str | bytes) -> bool:
@@ -297,6 +185,59 @@ class JsonValidator(Protocol):
         ...
 
 
+_SAME_IN_PYTHON_MODE = frozenset(
+    {
+        # JSON's own types, containers of them, and combinators: strict validation of
+        # jiter's parse (dict, list, str, int, float, bool, None) means what strict
+        # validation of the text means. Strict `tuple`, `set`, `decimal`, `enum`,
+        # `date`, `uuid` and `bytes` want Python instances in Python mode, so a tool
+        # using one validates the text instead.
+        "any",
+        "bool",
+        "chain",
+        "default",
+        "definition-ref",
+        "definitions",
+        "dict",
+        "float",
+        "function-after",
+        "function-before",
+        "function-plain",
+        "function-wrap",
+        "int",
+        "list",
+        "literal",
+        "none",
+        "nullable",
+        "str",
+        "tagged-union",
+        "typed-dict",
+        "typed-dict-field",
+        "union",
+        "no-info",
+        "with-info",
+    }
+)
+_NOT_SCHEMAS = frozenset({"metadata", "serialization"})
+
+
+def reads_parsed(core: Any) -> bool:
+    """Whether pydantic-core schema `core` may validate jiter's parse instead of the text."""
+    if isinstance(core, dict):
+        kind = core.get("type")
+        if kind == "model":
+            # Only ever chained after toolcast's own object validation (`own_model_schema`):
+            # it gets that step's Python dict in either mode.
+            return True
+        if isinstance(kind, str) and kind not in _SAME_IN_PYTHON_MODE:
+            return False
+        return all(reads_parsed(v) for k, v in core.items() if k not in _NOT_SCHEMAS)
+    if isinstance(core, (list, tuple)):
+        return all(reads_parsed(v) for v in core)
+    return True
+
+
+_from_json = jiter.from_json
 _NON_FINITE = re.compile(r"[:\[,]\s*-?(?:NaN|Infinity)\s*[,}\]]")
 
 
@@ -311,6 +252,8 @@ class Parser:
         "_known",
         "_limits",
         "_no_text",
+        "_parsed",
+        "_quick_chars",
         "_schema",
         "_timed",
         "_tool",
@@ -328,6 +271,7 @@ class Parser:
         guards: tuple[tuple[Any, ...], ...] = (),
         bounded: Callable[[], SchemaValidator] | None = None,
         timed: bool = False,
+        from_parsed: bool = False,
     ) -> None:
         """Set up the parser of one tool.
 
@@ -344,6 +288,7 @@ class Parser:
                 first error, used for large input (built when first needed).
             timed: The validator runs back-tracking patterns, which share one time
                 bound per call (`PATTERN_TIMEOUT`).
+            from_parsed: Validate jiter's parse rather than the text (`reads_parsed`).
         """
         self._tool = tool
         self._validator = validator
@@ -358,6 +303,11 @@ class Parser:
         self._bounded: SchemaValidator | Callable[[], SchemaValidator] | None = bounded
         self._known: set[str] | None = None
         self._timed = timed
+        self._parsed = from_parsed and isinstance(validator, SchemaValidator) and not self._decimals
+        quick = self._parsed and not self._check_depth and not timed
+        # Text this short is within the byte limit (4 bytes a character at most) and
+        # gets the full error report: `parse` may skip both checks.
+        self._quick_chars = min(limits.max_bytes // 4, _FULL_REPORT_BYTES) if quick else -1
 
     def _fail_json(self, exc: ValueError, raw: str | bytes) -> ArgumentsError:
         text = str(exc)
@@ -375,8 +325,32 @@ class Parser:
         # Syntax errors in words for the model (toolcast._json_errors), cut-off text included.
         return ArgumentsError(arguments_message(self._tool, raw, text))
 
-    def parse(self, arguments: Arguments) -> Any:
+    def parse(self, arguments: Arguments | ParsedArguments) -> Any:
         """Validate `arguments`; return the converted argument object or raise ArgumentsError."""
+        if type(arguments) is str and len(arguments) <= self._quick_chars:
+            # The usual call, in as few steps as it takes: small text, a tool read in one
+            # pass, nothing to bound. Anything unusual (an error above all) goes the
+            # whole way below, which words it; only failed calls pay twice.
+            try:
+                parsed = _from_json(
+                    arguments.encode("utf-8", "surrogatepass"),
+                    allow_inf_nan=False,
+                    catch_duplicate_keys=True,
+                )
+                if type(parsed) is dict:
+                    return self._validator.validate_python(parsed)  # type: ignore[union-attr]
+            except (ValueError, ValidationError):
+                pass
+        elif isinstance(arguments, ParsedArguments):
+            if self._quick_chars >= 0:
+                try:
+                    return self._validator.validate_python(arguments.value)  # type: ignore[union-attr]
+                except ValidationError:
+                    pass
+            arguments = arguments.value
+        return self._parse(arguments)
+
+    def _parse(self, arguments: Arguments) -> Any:
         if isinstance(arguments, str):
             if (
                 len(arguments) * 4 > self._limits.max_bytes
@@ -436,6 +410,8 @@ class Parser:
         token = PATTERN_DEADLINE.set(time.perf_counter() + PATTERN_TIMEOUT) if self._timed else None
         try:
             try:
+                if self._parsed:
+                    return validator.validate_python(parsed)  # type: ignore[union-attr]
                 return validator.validate_json(text)
             except ValidationError as exc:
                 failed = exc
@@ -444,7 +420,7 @@ class Parser:
                 # text's digits exactly and validate again. Plain integers never do.
                 try:
                     text = self._exact_numbers(raw, parsed, integers=True)
-                except _Unreadable:  # a number beyond Decimal: the first answer stands
+                except Unreadable:  # a number beyond Decimal: the first answer stands
                     raise ArgumentsError(self._describe(failed, parsed, partial=partial)) from None
                 exact = INTS_FROM_TEXT.set(True)
                 try:
@@ -498,7 +474,7 @@ class Parser:
         float, which drops digits; a Decimal that must be a number refuses strings here.
         """
         for guard in self._no_text:
-            where = _strings_at(parsed, guard)
+            where = strings_at(parsed, guard)
             if where is not None:
                 where = clip(where.lstrip("."), 200)
                 raise ArgumentsError(f"Argument '{where}' must be a number, not a string.")
@@ -516,17 +492,17 @@ class Parser:
             )
         except ValueError:  # an exponent beyond Decimal's range (1e1000000000000000000)
             if integers:
-                raise _Unreadable from None
+                raise Unreadable from None
             raise ArgumentsError(
                 f"Arguments for '{self._tool}' contain a number too large to handle."
             ) from None
         for guard in self._decimals:
-            parsed = _exact_at(parsed, exact, guard, _as_digits)
+            parsed = exact_at(parsed, exact, guard, as_digits)
         if integers:
             try:
                 for guard in self._integers:
-                    parsed = _exact_at(parsed, exact, guard, _as_integer)
-            except _NotIntegral as exc:
+                    parsed = exact_at(parsed, exact, guard, as_integer)
+            except NotIntegral as exc:
                 where = clip(exc.where.lstrip("."), 200)
                 got = clip(str(exc.exact), _GOT_CHARS)
                 raise ArgumentsError(

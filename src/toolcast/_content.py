@@ -10,7 +10,15 @@ from typing import Any, TypeAlias
 import jiter
 from pydantic_core import to_json
 
-__all__ = ("ContentPart", "ImagePart", "JsonPart", "TextPart", "ToolResult")
+__all__ = (
+    "ContentPart",
+    "ImagePart",
+    "JsonPart",
+    "TextPart",
+    "ToolResult",
+    "json_part",
+    "text_part",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +64,25 @@ class ImagePart:
 
 ContentPart: TypeAlias = TextPart | JsonPart | ImagePart
 """One part of a tool result."""
+
+
+_new = object.__new__
+_SET_TEXT = getattr(TextPart, "text").__set__  # noqa: B009 - the slot descriptor
+_SET_JSON = getattr(JsonPart, "text").__set__  # noqa: B009
+
+
+def text_part(text: str) -> TextPart:
+    """`TextPart(text)` for the per-call path: the slot is written directly (0.22 -> 0.1 µs)."""
+    part = _new(TextPart)
+    _SET_TEXT(part, text)
+    return part
+
+
+def json_part(text: str) -> JsonPart:
+    """`JsonPart(text)` for the per-call path, like `text_part`."""
+    part = _new(JsonPart)
+    _SET_JSON(part, text)
+    return part
 
 
 @dataclass(frozen=True, slots=True)

@@ -95,23 +95,14 @@ class ToolOutcome:
         )
 
 
-_SETTERS = tuple(
-    getattr(ToolOutcome, name).__set__
-    for name in (
-        "call_id",
-        "tool_name",
-        "is_error",
-        "content",
-        "text",
-        "value",
-        "structured_value",
-        "error",
-        "exception",
-        "costs",
-    )
-)
-if len(_SETTERS) != len(fields(ToolOutcome)):  # pragma: no cover - a field was added
-    raise RuntimeError("toolcast._outcome: update _SETTERS for the new ToolOutcome field")
+class _Unfrozen:
+    """ToolOutcome's slot layout without the frozen `__setattr__` (see `succeeded`)."""
+
+    __slots__ = ToolOutcome.__slots__
+
+
+if _Unfrozen.__slots__ != tuple(f.name for f in fields(ToolOutcome)):  # pragma: no cover
+    raise RuntimeError("toolcast._outcome: ToolOutcome's slots no longer match its fields")
 
 
 def succeeded(
@@ -124,23 +115,28 @@ def succeeded(
 ) -> ToolOutcome:
     """A successful outcome, made on the per-call hot path.
 
-    Same result as `ToolOutcome(...)` without the frozen dataclass's per-field
-    `object.__setattr__` calls: the slot descriptors are written directly
-    (measured 2.3 µs -> 0.8 µs per outcome).
+    Same result as `ToolOutcome(...)`, without the frozen dataclass's per-field
+    `object.__setattr__` calls: the fields are written on an object of the same
+    slot layout whose class then becomes ToolOutcome (CPython allows the switch
+    between classes of one layout). Measured 1.7 µs (`ToolOutcome(...)`) and
+    0.8 µs (slot descriptors) -> 0.27 µs per outcome.
     """
-    outcome = object.__new__(ToolOutcome)
-    s = _SETTERS
-    s[0](outcome, call_id)
-    s[1](outcome, tool_name)
-    s[2](outcome, False)
-    s[3](outcome, content)
-    s[4](outcome, text)
-    s[5](outcome, value)
-    s[6](outcome, structured_value)
-    s[7](outcome, None)
-    s[8](outcome, None)
-    s[9](outcome, ())
-    return outcome
+    outcome: Any = _new(_Unfrozen)
+    outcome.call_id = call_id
+    outcome.tool_name = tool_name
+    outcome.is_error = False
+    outcome.content = content
+    outcome.text = text
+    outcome.value = value
+    outcome.structured_value = structured_value
+    outcome.error = None
+    outcome.exception = None
+    outcome.costs = ()
+    outcome.__class__ = ToolOutcome
+    return outcome  # type: ignore[no-any-return]
+
+
+_new = object.__new__
 
 
 def with_costs(outcome: ToolOutcome, costs: Sequence[Cost]) -> ToolOutcome:

@@ -9,9 +9,17 @@ import enum
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic_core import to_json, to_jsonable_python
+from pydantic_core import SchemaSerializer, core_schema, to_json, to_jsonable_python
 
-from toolcast._content import ContentPart, ImagePart, JsonPart, TextPart, ToolResult
+from toolcast._content import (
+    ContentPart,
+    ImagePart,
+    JsonPart,
+    TextPart,
+    ToolResult,
+    json_part,
+    text_part,
+)
 from toolcast._outcome import ToolFailure, ToolOutcome, succeeded
 from toolcast._receiver import HostError
 from toolcast._spec import ToolSpec
@@ -103,6 +111,32 @@ def outcome_of(
     exact: bool = False,
 ) -> ToolOutcome:
     """The successful outcome for `value` (envelope: the output schema to wrap with)."""
+    kind = type(value)
+    if kind is not dict and kind not in _PLAIN:  # dicts and plain values skip the checks
+        special = _special(spec, value, call_id)
+        if special is not None:
+            return special
+    # The envelope wraps structured values only: None, text and parts have no
+    # output schema to show. NaN/Infinity become null, as JSON has no spelling for them.
+    text = exact_json(value) if exact else _TO_JSON(value).decode()
+    structured: Any = _Lazy
+    if envelope is not None:
+        text = f'{{"schema":{to_json(envelope).decode()},"result":{text}}}'
+        structured = _LazyEnveloped
+    return succeeded(call_id, spec.name, (json_part(text),), text, value, structured)
+
+
+_PLAIN = frozenset({int, float, bool})
+# `to_json(value, bytes_mode="base64", inf_nan_mode="null")` with its options read
+# once, not on every call.
+_TO_JSON = SchemaSerializer(
+    core_schema.any_schema(),
+    core_schema.CoreConfig(ser_json_bytes="base64", ser_json_inf_nan="null"),
+).to_json
+
+
+def _special(spec: ToolSpec, value: Any, call_id: str | None) -> ToolOutcome | None:
+    """The outcome of a `ToolResult`, None, text or content parts; None for other values."""
     if isinstance(value, ToolResult):
         parts = tuple(value.content)
         text = text_of(parts)
@@ -124,25 +158,15 @@ def outcome_of(
             return ToolOutcome(call_id=call_id, tool_name=name, value=None)
         # A `T | None` tool that returned None answered "null", as the contract
         # says; an empty result would read as "nothing happened" to the model.
-        return succeeded(call_id, name, (JsonPart("null"),), "null", None, None)
+        return succeeded(call_id, name, (json_part("null"),), "null", None, None)
     if isinstance(value, str):
-        return succeeded(call_id, name, (TextPart(value),), value, value)
+        return succeeded(call_id, name, (text_part(value),), value, value)
     if isinstance(value, _PARTS) or _is_parts(value):
         parts = (value,) if isinstance(value, _PARTS) else tuple(value)
         return ToolOutcome(
             call_id=call_id, tool_name=name, content=parts, text=text_of(parts), value=value
         )
-    # The envelope wraps structured values only: None, text and parts have no
-    # output schema to show. NaN/Infinity become null, as JSON has no spelling for them.
-    if exact:
-        text = exact_json(value)
-    else:
-        text = to_json(value, bytes_mode="base64", inf_nan_mode="null").decode()
-    structured: Any = _Lazy
-    if envelope is not None:
-        text = f'{{"schema":{to_json(envelope).decode()},"result":{text}}}'
-        structured = _LazyEnveloped
-    return succeeded(call_id, name, (JsonPart(text),), text, value, structured)
+    return None
 
 
 def deprecation_noted(spec: ToolSpec, outcome: ToolOutcome) -> ToolOutcome:

@@ -77,6 +77,18 @@ class ToolCall:
     """Target-specific data that must survive the round trip (Gemini thought signatures)."""
 
 
+@dataclass(frozen=True, slots=True)
+class ParsedArguments:
+    """Arguments jiter already parsed from the model's text, with the strict checks.
+
+    Alias resolution reads the text to swap aliases for ids; handing the parser
+    its parse saves writing the arguments out and reading them again.
+    """
+
+    value: dict[str, Any]
+    """The argument object, within the byte limit, free of duplicate keys and NaN."""
+
+
 _JSON_VALUES = (list, tuple, int, float, type(None))
 
 
@@ -91,6 +103,8 @@ def unpack_call(
     Raises:
         TypeError: `arguments` is neither a ToolCall nor arguments (a host mistake).
     """
+    if type(arguments) is str or type(arguments) is ParsedArguments:  # first: every call
+        return arguments, call_id, bool(null_means_default)
     if isinstance(arguments, ToolCall):
         if call_id is None:
             call_id = arguments.id

@@ -7,21 +7,18 @@ so large catalogs build fast.
 
 from __future__ import annotations
 
-import contextvars
 import dataclasses
 import functools
 import inspect
-import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, TypeAlias
 
 from pydantic_core import CoreConfig, SchemaValidator
 
-from toolcast._arguments import ArgumentsError, Limits, Parser, fail_fast
-from toolcast._clock import SYSTEM_CLOCK, wait_for
+from toolcast._arguments import ArgumentsError, Limits, Parser, fail_fast, reads_parsed
 from toolcast._context import ToolContext
 from toolcast._define._decorator import ToolOptions, options_of, spec_of
-from toolcast._define._function import Analysis, analyse
+from toolcast._define._function import Analysis, CallPlan, analyse, input_node
 from toolcast._define._schema import MISSING
 from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome, with_costs
@@ -33,7 +30,8 @@ from toolcast._result import (
     failure_of,
     outcome_of,
 )
-from toolcast._spec import Arguments, ToolCall, ToolSpec, unpack_call
+from toolcast._running import TIMEOUTS, RaisedTimeout, in_thread, within
+from toolcast._spec import Arguments, ParsedArguments, ToolCall, ToolSpec, unpack_call
 from toolcast.aliases._apply import (
     AliasPlans,
     alias_outcome,
@@ -56,30 +54,6 @@ _MISSING: Any = object()
 _RECEIVER: Any = object()  # the key invoke hands the resolved instance under
 
 
-class _Raised(Exception):
-    """Carries a TimeoutError raised *by the tool* past our own timeout handling."""
-
-    def __init__(self, original: BaseException) -> None:
-        self.original = original
-
-
-# asyncio loads on first use (it is a large share of `import toolcast`).
-# Python 3.10: asyncio.TimeoutError is not yet the builtin TimeoutError.
-if sys.version_info >= (3, 11):
-    _TIMEOUTS: tuple[type[BaseException], ...] = (TimeoutError,)
-else:  # pragma: no cover
-    import asyncio
-
-    _TIMEOUTS = (TimeoutError, asyncio.TimeoutError)
-
-
-async def _own_timeouts(awaitable: Awaitable[Any]) -> Any:
-    try:
-        return await awaitable
-    except _TIMEOUTS as exc:
-        raise _Raised(exc) from exc
-
-
 class Tool:
     """A tool a model can call: `spec` describes it, `invoke` runs it.
 
@@ -89,8 +63,11 @@ class Tool:
     __slots__ = (
         "_alias_plans",
         "_analysis",
+        "_bare",
         "_call",
+        "_direct",
         "_envelope",
+        "_exact",
         "_instance",
         "_lenient",
         "_limits",
@@ -126,10 +103,18 @@ class Tool:
         self._options: ToolOptions | None = None
         self._alias_plans: AliasPlans | None = None
         self._call = self._plain_call()
+        # A function that takes the arguments as they are, called without the
+        # `_call` layer (about 50 ns a call, a tenth of the gap to a bare call).
+        self._direct: Callable[..., Any] | None = None
+        if analysis is not None and self._is_plain(analysis.plan):
+            self._direct = function
         envelope = None
         if spec.envelope:
             envelope = {"$schema": SCHEMA_DIALECT, **(spec.output_schema or {})}
         self._envelope = envelope
+        # Per-call facts, decided once: every call reads them.
+        self._bare = not self._needs_context()
+        self._exact = analysis is not None and analysis.exact_output
 
     # -- construction ---------------------------------------------------------------
 
@@ -157,8 +142,8 @@ class Tool:
             options = options.merged(overrides)
         has_receiver = instance is not _MISSING or resolver is not None
         analysis = analyse(fn, options, bound=inspect.ismethod(fn), has_receiver=has_receiver)
-        if options.envelope is None:  # the result type may ask for it (`@envelope`)
-            options = dataclasses.replace(options, envelope=analysis.envelope)
+        if options.envelope is None and analysis.envelope:  # the result type asks (`@envelope`)
+            options = dataclasses.replace(options, envelope=True)
         spec = spec_of(
             analysis.name,
             analysis.description,
@@ -168,10 +153,9 @@ class Tool:
             is_async=analysis.is_async,
         )
         limits = limits or Limits()
-        # The spec holds frozen copies; the builder's own JSON is not needed again
-        # (a fifth of a tool's memory in a large catalog).
-        analysis.node.json = {}
-        analysis = dataclasses.replace(analysis, input_schema={}, output_schema=None)
+        # The spec holds frozen copies; the walk itself is not kept (most of a tool's
+        # memory in a large catalog): the first call walks again (`_make_parser`).
+        analysis = dataclasses.replace(analysis, input_schema={}, output_schema=None, node=None)
         made = cls(spec, fn, analysis=analysis, instance=instance, resolver=resolver, limits=limits)
         made._options = options
         return made
@@ -246,31 +230,41 @@ class Tool:
     def __repr__(self) -> str:
         return f"Tool(name={self.spec.name!r})"
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tool:
+        """The tool itself: its spec is read-only and its validator holds no state."""
+        return self
+
     # -- validation -----------------------------------------------------------------
 
     def _make_parser(self, *, lenient: bool) -> Parser:
+        # No pydantic-core schema is kept from definition: walk again (the first call
+        # pays once). The validator holds the schema it compiled (pydantic-core keeps it
+        # to pickle); the fail-fast variant walks again only if it is ever needed.
         analysis = self._analysis
         assert analysis is not None
-        if lenient:
-            options = self._options or ToolOptions()
-            bound = inspect.ismethod(self.function)
-            analysis = analyse(
-                self.function, options, bound=bound, has_receiver=True, lenient_nulls=True
-            )
+        options = self._options or ToolOptions()
+        walk = functools.partial(input_node, self.function, options, lenient=lenient)
+        node = walk()
         config = CoreConfig(val_json_bytes="base64")
         if analysis.needs_python_regex:
             config["regex_engine"] = "python-re"
-        core = analysis.node.core
-        validator = SchemaValidator(core, config)
+        validator = SchemaValidator(node.core, config)
+        from_parsed = reads_parsed(node.core)
+        # pydantic-core keeps the schema it compiled, only to pickle or deep-copy the
+        # validator (a Tool is never copied: `__deepcopy__`). Emptying the tool's own
+        # top-level dict lets the rest go (1.5 KiB a tool; shared class schemas stay).
+        if isinstance(node.core, dict):
+            node.core.clear()
         return Parser(
             self.spec.name,
             validator,
             self.spec.input_schema,
             limits=self._limits,
-            static_depth=analysis.node.depth,
-            guards=analysis.node.guards,
-            bounded=lambda: SchemaValidator(fail_fast(core), config),
+            static_depth=node.depth,
+            guards=node.guards,
+            bounded=lambda: SchemaValidator(fail_fast(walk().core), config),
             timed=analysis.needs_python_regex,
+            from_parsed=from_parsed,
         )
 
     def _get_parser(self, lenient: bool) -> Parser:
@@ -313,6 +307,17 @@ class Tool:
 
     # -- calling --------------------------------------------------------------------
 
+    @staticmethod
+    def _is_plain(plan: CallPlan) -> bool:
+        """Whether the validated arguments are all the call takes, by keyword."""
+        return not (
+            plan.positional
+            or plan.context_param
+            or plan.injected
+            or plan.needs_receiver
+            or plan.field_defaults
+        )
+
     def _plain_call(self) -> Callable[[Any, ToolContext | None], Any]:
         fn = self.function
         analysis = self._analysis
@@ -320,8 +325,7 @@ class Tool:
             return lambda args, ctx: fn(args)
         plan = analysis.plan
         fills = plan.field_defaults
-        simple = not (plan.positional or plan.context_param or plan.injected or plan.needs_receiver)
-        if simple and not fills:
+        if self._is_plain(plan):
             return lambda args, ctx: fn(**args)
 
         def call(args: dict[str, Any], ctx: ToolContext | None) -> Any:
@@ -371,7 +375,7 @@ class Tool:
 
     def _context(self, context: ToolContext | None, call_id: str | None) -> ToolContext | None:
         if context is None:
-            if not self._needs_context():
+            if self._bare:
                 return None
             return ToolContext(call_id=call_id, tool_name=self.spec.name)
         return context.bind(call_id=call_id, tool_name=self.spec.name)
@@ -399,50 +403,46 @@ class Tool:
                 (strict projections; default: what the call carries).
             aliases: The conversation's `AliasSession` (docs/aliases.md).
         """
-        raw, call_id, lenient = unpack_call(arguments, call_id, null_means_default)
+        if type(arguments) is str:  # the usual call, without a function call for it
+            raw, lenient = arguments, bool(null_means_default)
+        else:
+            raw, call_id, lenient = unpack_call(arguments, call_id, null_means_default)
         if call_id is None and context is not None:
             call_id = context.call_id
-        plans = self._plans(aliases)
-        if plans is None or aliases is None:
-            return await self._run(raw, context, call_id, lenient)
-        got = await drive(self._resolving(plans, raw, call_id), aliases)
-        if isinstance(got, ToolOutcome):
-            return got
-        outcome = restored(await self._run(got[0], context, call_id, lenient), got[1])
-        return await drive(self._aliasing(plans, outcome), aliases)  # type: ignore[no-any-return]
-
-    async def _run(
-        self,
-        arguments: Arguments,
-        context: ToolContext | None,
-        call_id: str | None,
-        null_means_default: bool,
-    ) -> ToolOutcome:
+        if aliases is not None:
+            plans = self._plans(aliases)
+            if plans is not None:
+                return await self._invoke_aliased(plans, aliases, raw, context, call_id, lenient)
+        # The plain path is written out here rather than awaited from a helper: one
+        # coroutine layer costs about as much as a small tool's own call.
+        try:
+            args = self._parse(raw, lenient)
+        except ArgumentsError as exc:
+            return self._refused(exc, call_id)
+        ctx = None if context is None and self._bare else self._context(context, call_id)
         spec = self.spec
-        prepared = self._prepare(arguments, context, call_id, null_means_default)
-        if isinstance(prepared, ToolOutcome):
-            return prepared
-        args, ctx = prepared
         try:
             if self._resolver is not None and self._plan_needs_receiver():  # may be async
                 args[_RECEIVER] = await receiver_later(self._receiver(ctx, args))
+            direct = self._direct
             if spec.is_async:
-                awaitable = self._call(args, ctx)
+                awaitable = direct(**args) if direct is not None else self._call(args, ctx)
                 if spec.timeout is None:
                     value = await awaitable
                 else:
-                    clock = SYSTEM_CLOCK if ctx is None else ctx.clock
-                    value = await wait_for(_own_timeouts(awaitable), spec.timeout, clock)
+                    clock = None if ctx is None else ctx.clock
+                    value = await within(awaitable, spec.timeout, clock)
             elif spec.blocking:
-                value = await self._in_thread(args, ctx)
+                clock = None if ctx is None else ctx.clock
+                value = await in_thread(self._call, (args, ctx), spec.timeout, clock)
             else:
-                value = self._call(args, ctx)
-        except _TIMEOUTS:
+                value = direct(**args) if direct is not None else self._call(args, ctx)
+        except TIMEOUTS:
             if ctx is not None:
                 ctx.cancel_event.set()
             message = f"Tool '{spec.name}' timed out after {spec.timeout:g} s."
             outcome = ToolOutcome.failure("timeout", message, tool_name=spec.name, call_id=call_id)
-        except _Raised as raised:
+        except RaisedTimeout as raised:
             outcome = failure_of(spec.name, raised.original, call_id)
         except Exception as exc:
             outcome = failure_of(spec.name, exc, call_id)
@@ -456,18 +456,26 @@ class Tool:
             outcome = self._succeeded(value, call_id)
         return outcome if ctx is None else with_costs(outcome, ctx.costs)
 
-    async def _in_thread(self, args: Any, ctx: ToolContext | None) -> Any:
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        run = functools.partial(contextvars.copy_context().run, self._call, args, ctx)
-        future = loop.run_in_executor(None, run)
-        if self.spec.timeout is None:
-            return await future
-        # A thread cannot be stopped: on timeout the model is answered and the
-        # context's cancel_event is set so cooperative code can stop early.
-        clock = SYSTEM_CLOCK if ctx is None else ctx.clock
-        return await wait_for(_own_timeouts(future), self.spec.timeout, clock)
+    async def _invoke_aliased(
+        self,
+        plans: AliasPlans,
+        aliases: AliasSession,
+        raw: Arguments,
+        context: ToolContext | None,
+        call_id: str | None,
+        lenient: bool,
+    ) -> ToolOutcome:
+        """`invoke` with aliases: resolve them in the arguments, run, alias the result."""
+        got = await drive(self._resolving(plans, raw, call_id), aliases)
+        if isinstance(got, ToolOutcome):
+            return got
+        # With aliases swapped for ids, `got[0]` is the strict parse of the text
+        # (ParsedArguments is internal, so not part of `invoke`'s signature).
+        resolved: Any = ParsedArguments(got[0]) if got[1] else got[0]
+        ran = await self.invoke(
+            resolved, context=context, call_id=call_id, null_means_default=lenient
+        )
+        return await drive(self._aliasing(plans, restored(ran, got[1])), aliases)  # type: ignore[no-any-return]
 
     def invoke_sync(
         self,
@@ -512,7 +520,8 @@ class Tool:
         got = drive_sync(self._resolving(plans, raw, call_id), aliases)
         if isinstance(got, ToolOutcome):
             return got
-        outcome = restored(self._run_sync(got[0], context, call_id, lenient), got[1])
+        resolved: Any = ParsedArguments(got[0]) if got[1] else got[0]  # as in `_invoke_aliased`
+        outcome = restored(self._run_sync(resolved, context, call_id, lenient), got[1])
         return drive_sync(self._aliasing(plans, outcome), aliases)  # type: ignore[no-any-return]
 
     def _run_sync(
@@ -524,10 +533,11 @@ class Tool:
     ) -> ToolOutcome:
         if call_id is None and context is not None:
             call_id = context.call_id
-        prepared = self._prepare(arguments, context, call_id, null_means_default)
-        if isinstance(prepared, ToolOutcome):
-            return prepared
-        args, ctx = prepared
+        try:
+            args = self._parse(arguments, null_means_default)
+        except ArgumentsError as exc:
+            return self._refused(exc, call_id)
+        ctx = None if context is None and self._bare else self._context(context, call_id)
         try:
             outcome = self._succeeded(self._call(args, ctx), call_id)
         except Exception as exc:
@@ -551,31 +561,21 @@ class Tool:
         exact = self._analysis is not None and self._analysis.exact_output
         return alias_outcome(outcome, plans, exact=exact)
 
-    def _prepare(
-        self,
-        arguments: Arguments,
-        context: ToolContext | None,
-        call_id: str | None,
-        null_means_default: bool,
-    ) -> tuple[Any, ToolContext | None] | ToolOutcome:
-        """The validated arguments and the call's context, or the error outcome."""
-        try:
-            args = self._get_parser(null_means_default).parse(arguments)
-        except ArgumentsError as exc:
-            return ToolOutcome.failure(
-                "invalid_arguments", exc.message, tool_name=self.spec.name, call_id=call_id
-            )
-        return args, self._context(context, call_id)
+    def _parse(self, arguments: Arguments, lenient: bool) -> Any:
+        """The validated argument object; raises ArgumentsError."""
+        parser = self._lenient if lenient else self._parser
+        if type(parser) is not Parser:
+            parser = self._get_parser(lenient)
+        return parser.parse(arguments)
+
+    def _refused(self, exc: ArgumentsError, call_id: str | None) -> ToolOutcome:
+        return ToolOutcome.failure(
+            "invalid_arguments", exc.message, tool_name=self.spec.name, call_id=call_id
+        )
 
     def _succeeded(self, value: Any, call_id: str | None) -> ToolOutcome:
         try:
-            outcome = outcome_of(
-                self.spec,
-                value,
-                call_id,
-                self._envelope,
-                exact=self._analysis is not None and self._analysis.exact_output,
-            )
+            outcome = outcome_of(self.spec, value, call_id, self._envelope, exact=self._exact)
         except Exception as exc:
             # The serialiser's own words name pydantic types; the host's log gets them.
             message = f"Tool '{self.spec.name}' failed: its result could not be converted to JSON."
@@ -584,4 +584,4 @@ class Tool:
             )
         if len(outcome.text) > self._limits.max_result_chars:
             outcome = cap_result(outcome, self._limits.max_result_chars)
-        return deprecation_noted(self.spec, outcome)
+        return outcome if self.spec.deprecated is None else deprecation_noted(self.spec, outcome)

@@ -588,5 +588,5 @@ async def test_constrain_true_with_auto_allows_a_reply_and_json_schema_servers(
 
 
 def test_an_unknown_profile_is_refused_with_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="llama-cpp-python, openai"):
+    with pytest.raises(ValueError, match="llama-cpp-python, llama-server, openai"):
         openai_chat.Model(openai.AsyncOpenAI(api_key="t"), "m", profile="vllm-nightly")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -54,13 +55,39 @@ def _parsers() -> tuple[Any, re.Pattern[str]]:
     return google.GoogleParser(sections), title
 
 
+_EXTENDED_TITLE = re.compile(r"^[ \t]*(?:Keyword Arg|Other Param)", re.M)
+"""Lines without which the extended parser finds only the default Google sections."""
+
 # Lines without which a style finds no section: a style whose mark is absent
 # finds nothing, so it cannot win (`_auto`). Supersets of each parser's own test.
 _MARKS = {
     "rest": re.compile(r"^\s*:", re.M),
+    # A section title line (`Args:`, `Returns:`, ... alone on a line), whatever the words.
+    "google": re.compile(r"^[ \t]*[A-Za-z][A-Za-z ]*:[ \t\r\f\v]*$", re.M),
     "numpydoc": re.compile(r"^\s*(?:-+|\.\..*::.*)\s*$", re.M),
     "epydoc": re.compile("@"),
 }
+
+
+_STYLES = ("rest", "google", "numpydoc", "epydoc")
+"""`docstring_parser.parse`'s order."""
+
+
+@cache
+def _parser(style: str) -> Callable[[str], docstring_parser.Docstring]:
+    """One style's parse, its parser made on first use and kept.
+
+    `google.parse` and `numpydoc.parse` build a fresh parser (and its section regex)
+    on every call, a third of parsing a short docstring; their `parse` keeps no state
+    between calls.
+    """
+    from docstring_parser import epydoc, google, numpydoc, rest
+
+    if style == "google":
+        return google.GoogleParser().parse
+    if style == "numpydoc":
+        return numpydoc.NumpydocParser().parse
+    return rest.parse if style == "rest" else epydoc.parse
 
 
 def _auto(text: str) -> docstring_parser.Docstring:
@@ -69,32 +96,25 @@ def _auto(text: str) -> docstring_parser.Docstring:
     The same result, faster: a style that cannot find a section (its mark is absent)
     is only parsed when no style finds one, where the first style that parses wins.
     """
-    from docstring_parser import epydoc, google, numpydoc, rest
     from docstring_parser.common import ParseError
 
-    styles: tuple[tuple[str, Any], ...] = (
-        ("rest", rest),
-        ("google", google),
-        ("numpydoc", numpydoc),
-        ("epydoc", epydoc),
-    )
     done: dict[str, docstring_parser.Docstring] = {}
     error: Exception | None = None
-    for name, module in styles:
+    for name in _STYLES:
         mark = _MARKS.get(name)
         if mark is None or mark.search(text):
             try:
-                done[name] = module.parse(text)
+                done[name] = _parser(name)(text)
             except ParseError as exc:
                 error = exc
     most = max((len(d.meta) for d in done.values()), default=0)
     if most:
         return next(d for d in done.values() if len(d.meta) == most)
-    for name, module in styles:  # nothing found anywhere: the first that parses
+    for name in _STYLES:  # nothing found anywhere: the first that parses
         if name in done:
             return done[name]
         try:
-            parsed: docstring_parser.Docstring = module.parse(text)
+            parsed: docstring_parser.Docstring = _parser(name)(text)
         except ParseError as exc:
             error = exc
         else:
@@ -116,6 +136,10 @@ def _parse(text: str) -> docstring_parser.Docstring:
     # docstring_parser would otherwise read as the summary.
     text = "\n" + text
     best = _auto(text)
+    if _EXTENDED_TITLE.search(text) is None:
+        # Without an extra section title the extended parser reads what the default
+        # Google parser read (or fails as it did), which cannot beat `best`.
+        return best
     try:
         extended = parser.parse(text)
     except docstring_parser.ParseError:

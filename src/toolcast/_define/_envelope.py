@@ -8,7 +8,9 @@ sends its results with their schema, as `@tool(envelope=True)` does.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import weakref
 from typing import Any, TypeVar
 
 import typing_extensions
@@ -66,23 +68,41 @@ def wants_envelope(tp: Any) -> bool:
     return False
 
 
-def _field_types(cls: type) -> list[Any]:
+_FIELD_TYPES: weakref.WeakKeyDictionary[type, tuple[Any, ...]] = weakref.WeakKeyDictionary()
+"""Each class's field annotations, read once (`get_type_hints` is most of the search)."""
+
+
+def _field_types(cls: type) -> tuple[Any, ...]:
     """The annotations of an object-like class's fields (empty for other classes)."""
+    try:
+        return _FIELD_TYPES[cls]
+    except (KeyError, TypeError):  # TypeError: a class that cannot be weakly referenced
+        pass
+    found = _read_field_types(cls)
+    # A pydantic model's fields are cheap to read and change on `model_rebuild`.
+    if found is not None and not hasattr(cls, "model_fields"):
+        with contextlib.suppress(TypeError):
+            _FIELD_TYPES[cls] = found
+    return found or ()
+
+
+def _read_field_types(cls: type) -> tuple[Any, ...] | None:
+    """As `_field_types`; None when the hints do not resolve (yet: not remembered)."""
     model_fields = getattr(cls, "model_fields", None)
     if isinstance(model_fields, dict) and hasattr(cls, "model_validate"):
         found: list[Any] = []
         for info in model_fields.values():
             found.append(info.annotation)
             found.extend(info.metadata)  # pydantic keeps `Annotated` extras here
-        return found
+        return tuple(found)
     is_object = (
         dataclasses.is_dataclass(cls)
         or typing_extensions.is_typeddict(cls)
         or (issubclass(cls, tuple) and hasattr(cls, "_fields"))
     )
     if not is_object:
-        return []
+        return ()
     try:
-        return list(typing_extensions.get_type_hints(cls, include_extras=True).values())
+        return tuple(typing_extensions.get_type_hints(cls, include_extras=True).values())
     except Exception:  # the schema walker reports unresolvable hints itself
-        return []
+        return None

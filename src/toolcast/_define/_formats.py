@@ -31,14 +31,18 @@ from pydantic_core import core_schema as cs
 from toolcast._define._node import Node
 
 __all__ = (
+    "ANY",
+    "BOOL",
     "DECIMAL_OR_TEXT",
     "DURATION_PATTERN",
+    "FLOAT",
     "INTS_FROM_TEXT",
     "LOCAL_DATETIME_PATTERN",
     "LOCAL_TIME_PATTERN",
     "NUMBER_TEXT_PATTERN",
     "PATTERN_DEADLINE",
     "PATTERN_TIMEOUT",
+    "STR",
     "decimal_value",
     "local_format",
     "parse_local_datetime",
@@ -65,13 +69,18 @@ def _integral(value: float) -> int:
     return int(value)
 
 
+# Leaf validators every tool uses, made once: pydantic-core keeps the schema a
+# validator was compiled from, and never changes it, so tools can share these.
+ANY = cs.any_schema()
+STR = cs.str_schema(strict=True)
+BOOL = cs.bool_schema(strict=True)
+FLOAT = cs.float_schema(strict=True, allow_inf_nan=False)
+
 INT_BASE = cs.union_schema(
     # JSON Schema counts 1.0 as an integer; strict int alone would refuse it.
     [
         cs.int_schema(strict=True),
-        cs.no_info_after_validator_function(
-            _integral, cs.float_schema(strict=True, allow_inf_nan=False)
-        ),
+        cs.no_info_after_validator_function(_integral, FLOAT),
     ],
     custom_error_type="int_type",
     mode="left_to_right",
@@ -347,7 +356,7 @@ def timed_pattern(pattern: str) -> Callable[[str], str]:
 def string_format(fmt: str, parse: Callable[[str], Any], **extra: Any) -> Node:
     return Node(
         {"type": "string", "format": fmt, **extra},
-        cs.no_info_after_validator_function(parse, cs.str_schema(strict=True)),
+        cs.no_info_after_validator_function(parse, STR),
     )
 
 
@@ -359,4 +368,4 @@ def local_format(fmt: str, local_pattern: str, parse: Callable[[str], Any]) -> N
             {"type": "string", "pattern": local_pattern},
         ]
     }
-    return Node(json, cs.no_info_after_validator_function(parse, cs.str_schema(strict=True)))
+    return Node(json, cs.no_info_after_validator_function(parse, STR))

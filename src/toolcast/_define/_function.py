@@ -1,7 +1,8 @@
 """A Python callable -> its tool name, description, schemas and call plan.
 
-Everything here runs once, when the tool is defined. Problems are collected
-and raised together as one `ToolDefinitionError`.
+Everything here runs when the tool is defined, and the arguments' walk once more on
+the tool's first call (`input_node`: a built tool keeps no pydantic-core schema).
+Problems are collected and raised together as one `ToolDefinitionError`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
 from toolcast._context import ToolContext
 from toolcast._define._annotations import MISSING, split_annotated
 from toolcast._define._decorator import Param, ToolOptions
-from toolcast._define._docstring import parse_docstring
+from toolcast._define._docstring import Docstring, parse_docstring
 from toolcast._define._envelope import wants_envelope
 from toolcast._define._fields import FieldDef
 from toolcast._define._names import check_name
@@ -30,7 +31,7 @@ from toolcast._define._node import Node
 from toolcast._define._schema import SchemaBuilder
 from toolcast.errors import DefinitionProblem, ToolDefinitionError
 
-__all__ = ("Analysis", "CallPlan", "analyse")
+__all__ = ("Analysis", "CallPlan", "analyse", "input_node")
 
 _RECEIVER_NAMES = ("self", "cls")
 
@@ -59,8 +60,8 @@ class Analysis:
     description: str
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None
-    node: Node
-    fields: tuple[FieldDef, ...]
+    node: Node | None
+    """The walk's result; a built `Tool` drops it and walks again on its first call."""
     plan: CallPlan
     needs_python_regex: bool
     is_async: bool
@@ -76,6 +77,8 @@ def _default_name(fn: Callable[..., Any]) -> str:
 
 
 def _is_context(tp: Any) -> bool:
+    if isinstance(tp, type):  # the usual annotation: one class, nothing to unwrap
+        return tp is ToolContext
     base, _ = split_annotated(tp)
     if base is ToolContext:
         return True
@@ -94,9 +97,9 @@ def _plain_hints(fn: Callable[..., Any]) -> dict[str, Any] | None:
     """The hints of a plain function, evaluating each string annotation once per text.
 
     `typing.get_type_hints` compiles every string annotation anew on each call,
-    which is a fifth of defining a tool. Anything unusual (quoted names inside an
-    annotation, objects that may hold forward references, evaluation errors) returns
-    None, and the caller falls back to `get_type_hints`.
+    which is a fifth of defining a tool. Anything unusual (a forward reference left
+    inside the value, evaluation errors) returns None, and the caller falls back to
+    `get_type_hints`.
     """
     target = inspect.unwrap(getattr(fn, "__func__", fn))
     if not isinstance(target, types.FunctionType):
@@ -105,16 +108,30 @@ def _plain_hints(fn: Callable[..., Any]) -> dict[str, Any] | None:
     hints: dict[str, Any] = {}
     for name, annotation in (target.__annotations__ or {}).items():
         if isinstance(annotation, str):
-            if "'" in annotation or '"' in annotation:
-                return None
             try:
                 annotation = eval(_compiled(annotation), globalns)
             except Exception:
                 return None
-        elif not isinstance(annotation, type):
+        if not _settled(annotation):
             return None
         hints[name] = type(None) if annotation is None else annotation
     return hints
+
+
+def _settled(tp: Any) -> bool:
+    """Whether `tp` holds no forward reference (`get_type_hints` would leave it as is).
+
+    Strings are forward references anywhere but among `Literal` values; `Annotated`
+    metadata is not in `__args__`, so its strings (descriptions) never count.
+    """
+    if isinstance(tp, (str, typing.ForwardRef)):
+        return False
+    args = getattr(tp, "__args__", None)
+    if not isinstance(args, tuple) or getattr(tp, "__origin__", None) is typing.Literal:
+        return True
+    if issubclass(type(tp), type):  # not `isinstance`: Python 3.10 says `list[int]` is a type
+        return True  # a class of its own that happens to have `__args__`
+    return all(_settled(a) for a in args)
 
 
 def _hints(
@@ -156,10 +173,13 @@ def analyse(
     bound: bool,
     has_receiver: bool = False,
     lenient_nulls: bool = False,
+    inputs_only: bool = False,
 ) -> Analysis:
     """Read `fn`'s signature, hints and docstring; raise ToolDefinitionError on problems.
 
     `has_receiver`: the host supplies `self` for an unbound method (instance or resolver).
+    `inputs_only`: only the arguments' walk is wanted (a validator is being compiled):
+    the return type is not described again.
     """
     qualname = getattr(fn, "__qualname__", repr(fn))
     problems: list[DefinitionProblem] = []
@@ -167,7 +187,13 @@ def analyse(
     check_name(name, problems)
     for alias in options.aliases:
         check_name(alias, problems, kind="alias")
-    doc = parse_docstring(inspect.getdoc(fn))
+    if inputs_only:  # the docstring only describes (JSON), it never validates
+        doc = Docstring()
+    else:
+        # The raw text (which the function holds anyway) keys the parse cache, cleaned
+        # there as `inspect.getdoc` would; getdoc still finds an inherited docstring.
+        raw_doc = getattr(fn, "__doc__", None)
+        doc = parse_docstring(raw_doc if isinstance(raw_doc, str) else inspect.getdoc(fn))
     description = options.description if options.description is not None else doc.description
     hints = _hints(fn, qualname, problems)
     try:
@@ -311,8 +337,12 @@ def analyse(
 
         node.core = cs.definitions_schema(node.core, builder.core_defs)
 
-    output_schema, exact_output = _output_schema(
-        hints.get("return", MISSING), qualname, problems, python_types=options.python_types
+    output_schema, exact_output = (
+        (None, False)
+        if inputs_only
+        else _output_schema(
+            hints.get("return", MISSING), qualname, problems, python_types=options.python_types
+        )
     )
     if problems:
         raise ToolDefinitionError(qualname, _in_signature_order(problems, params, seen_keys))
@@ -329,13 +359,22 @@ def analyse(
         input_schema,
         output_schema,
         node,
-        tuple(fields),
         plan,
         builder.needs_python_regex,
         is_async,
         exact_output,
         output_schema is not None and wants_envelope(hints.get("return")),
     )
+
+
+def input_node(fn: Callable[..., Any], options: ToolOptions, *, lenient: bool) -> Node:
+    """The arguments' walk again, for a validator (a built `Tool` keeps none)."""
+    bound = inspect.ismethod(fn)
+    analysis = analyse(
+        fn, options, bound=bound, has_receiver=True, lenient_nulls=lenient, inputs_only=True
+    )
+    assert analysis.node is not None
+    return analysis.node
 
 
 def _match_overrides(

@@ -19,12 +19,15 @@ from pydantic_core import core_schema as cs
 
 from toolcast._define._annotations import Meta
 from toolcast._define._formats import (
+    BOOL,
     DECIMAL_OR_TEXT,
     DURATION_PATTERN,
+    FLOAT,
     INT_BASE,
     LOCAL_DATETIME_PATTERN,
     LOCAL_TIME_PATTERN,
     NUMBER_TEXT_PATTERN,
+    STR,
     local_format,
     parse_base64,
     parse_date,
@@ -56,7 +59,7 @@ def scalar_node(builder: Builder, tp: Any, path: str, meta: Meta) -> Node | None
     if not isinstance(tp, type):
         return None
     if tp is bool:
-        return Node({"type": "boolean"}, cs.bool_schema(strict=True))
+        return Node({"type": "boolean"}, BOOL)
     if issubclass(tp, enum.Enum):
         return enum_node(builder, tp, path)
     if tp is int:
@@ -64,7 +67,7 @@ def scalar_node(builder: Builder, tp: Any, path: str, meta: Meta) -> Node | None
         # pydantic-core would read through a float.
         return Node({"type": "integer"}, INT_BASE, guards=((int,),))
     if tp is float:
-        return Node({"type": "number"}, cs.float_schema(strict=True, allow_inf_nan=False))
+        return Node({"type": "number"}, FLOAT)
     if tp is decimal.Decimal:
         builder.exact_output = True
         if _NUMERIC_CONSTRAINTS & set(meta.constraints):
@@ -77,11 +80,11 @@ def scalar_node(builder: Builder, tp: Any, path: str, meta: Meta) -> Node | None
         json = {"anyOf": [{"type": "number"}, {"type": "string", "pattern": NUMBER_TEXT_PATTERN}]}
         return Node(json, DECIMAL_OR_TEXT, guards=((...,),))
     if tp is str:
-        return Node({"type": "string"}, cs.str_schema(strict=True))
+        return Node({"type": "string"}, STR)
     if tp in (bytes, bytearray):
         builder.exact_output = True
         parse = parse_base64 if tp is bytes else lambda v: bytearray(parse_base64(v))
-        core = cs.no_info_after_validator_function(parse, cs.str_schema(strict=True))
+        core = cs.no_info_after_validator_function(parse, STR)
         return Node({"type": "string", "contentEncoding": "base64"}, core)
     if tp is dt.datetime:
         # Models often leave the offset out; the second branch says they may
@@ -98,7 +101,7 @@ def scalar_node(builder: Builder, tp: Any, path: str, meta: Meta) -> Node | None
     if issubclass(tp, pathlib.PurePath):
         return Node(
             {"type": "string"},
-            cs.no_info_after_validator_function(tp, cs.str_schema(strict=True)),
+            cs.no_info_after_validator_function(tp, STR),
         )
     if tp.__module__.startswith("pydantic"):
         return _pydantic_string(tp)
@@ -181,10 +184,10 @@ def literal_node(builder: Builder, values: tuple[Any, ...], path: str) -> Node:
     for kind, members in groups.items():
         literal = cs.literal_schema(members)
         base = {
-            "boolean": cs.bool_schema(strict=True),
+            "boolean": BOOL,
             "integer": INT_BASE,
-            "number": cs.float_schema(strict=True, allow_inf_nan=False),
-            "string": cs.str_schema(strict=True),
+            "number": FLOAT,
+            "string": STR,
             "null": cs.none_schema(),
         }[kind]
         if any(isinstance(m, enum.Enum) for m in members):

@@ -48,8 +48,10 @@ from toolcast._define._fields import (
     is_model,
     is_namedtuple,
     is_typeddict_class,
+    own_model_schema,
     post_object,
 )
+from toolcast._define._formats import ANY, STR
 from toolcast._define._jsonvalue import is_json_value_alias
 from toolcast._define._node import (
     KEY_ORDER,
@@ -65,6 +67,7 @@ from toolcast._define._node import (
 )
 from toolcast._define._pytypes import typed
 from toolcast._define._scalars import literal_node, scalar_node
+from toolcast._frozen import freeze
 from toolcast.aliases._declare import described, marked
 from toolcast.errors import DefinitionProblem
 
@@ -126,7 +129,7 @@ class SchemaBuilder:
     def problem(self, code: str, path: str, message: str) -> Node:
         """Record a problem; return a placeholder node so the walk can go on."""
         self.problems.append(DefinitionProblem(code, path, message))
-        return Node({}, cs.any_schema())
+        return Node({}, ANY)
 
     # -- dispatch --------------------------------------------------------------------
 
@@ -156,7 +159,7 @@ class SchemaBuilder:
         origin = typing_extensions.get_origin(tp)
         args = typing_extensions.get_args(tp)
         if tp is typing.Any or tp is typing_extensions.Any or is_json_value_alias(tp):
-            return Node({}, cs.any_schema(), depth=None)
+            return Node({}, ANY, depth=None)
         if tp is None or tp is type(None):
             return Node({"type": "null"}, cs.none_schema())
         if origin is typing.Literal or origin is typing_extensions.Literal:
@@ -302,7 +305,7 @@ class SchemaBuilder:
                     f"got {_type_name(key_tp)}.",
                 )
             value = self.node(args[1] if len(args) > 1 else typing.Any, f"{path}{{}}")
-            core = cs.dict_schema(cs.str_schema(strict=True), value.core, strict=True)
+            core = cs.dict_schema(STR, value.core, strict=True)
             guards = tuple(("*", *g) for g in value.guards)
             depth = None if value.depth is None else value.depth + 1
             return Node({"type": "object", "additionalProperties": value.json}, core, depth, guards)
@@ -346,6 +349,7 @@ class SchemaBuilder:
                 construct=constructor_of(cls),
                 description=description,
                 open_=open_,
+                model=cls if is_model(cls) else None,
             )
         finally:
             self._stack.pop()
@@ -355,6 +359,8 @@ class SchemaBuilder:
         if marks == (len(self.defs), len(self.core_defs), len(self.problems), self._ref_uses):
             # Self-contained (no $defs, refs or problems): the same for every tool, so
             # a class used by many tools is walked once (the schemas are never mutated).
+            # Frozen here, so every tool's published schema holds this one copy.
+            node.json = freeze(node.json)
             shared_node = Node(node.json, node.core, node.depth, node.guards)
             _CLASS_NODES.setdefault(cls, {})[key] = (shared_node, *flags)
         if cls in self._recursive:
@@ -399,6 +405,7 @@ class SchemaBuilder:
         construct: Callable[[dict[str, Any]], Any] | None,
         description: str | None = None,
         open_: bool = False,
+        model: type | None = None,
     ) -> Node:
         """An object node from field definitions (also used for parameter lists).
 
@@ -447,8 +454,11 @@ class SchemaBuilder:
             core_fields, extra_behavior="allow" if open_ else "forbid", strict=True
         )
         renames = {f.key: f.attr for f in fields_ if f.key != f.attr}
-        post = post_object(construct, renames, tuple(null_defaults))
-        if post is not None:
+        own = own_model_schema(model) if model and not (renames or null_defaults) else None
+        post = None if own else post_object(construct, renames, tuple(null_defaults))
+        if own is not None:  # a pydantic `model` builds itself, validators included
+            core = cs.chain_schema([core, own])
+        elif post is not None:
             core = cs.no_info_after_validator_function(post, core)
         depth = None if open_ else depth_below(depths)  # extra values may nest freely
         return Node(json_obj, core, depth, tuple(guards))

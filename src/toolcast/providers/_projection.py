@@ -3,6 +3,11 @@
 Each `toolcast.providers.<target>` module projects one `ToolSpec` at a time into a
 `Projection` (the wire definition plus the notes of every lossy step) and caches it
 per (spec, target, options), so projecting the same tool set again is a lookup.
+
+For `format_tools` the cache keeps only each definition as compact JSON bytes,
+about a third of the memory of the dicts and notes, and jiter parses them into
+fresh, mutable dicts in less time than a deep copy of the dicts takes. The
+`Projection` with its read-only definition is made and kept only for `project()`.
 """
 
 from __future__ import annotations
@@ -10,12 +15,15 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import weakref
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+import jiter
+import pydantic_core
+
 from toolcast._define._pytypes import has_python_types, without_python_types
-from toolcast._frozen import freeze
+from toolcast._frozen import freeze, thaw
 from toolcast._spec import ToolSpec
 from toolcast._tool import Tool
 
@@ -26,6 +34,7 @@ __all__ = (
     "Projection",
     "ToolChoice",
     "cached_projection",
+    "fresh_definitions",
     "normalize_choice",
     "specs_of",
 )
@@ -151,14 +160,47 @@ def _function_spec(fn: Any) -> ToolSpec:
     return spec
 
 
-_CACHE: dict[tuple[int, str, Hashable], Projection] = {}
-_WATCHED: set[int] = set()
+_Key: TypeAlias = tuple[int, str, Hashable]
+"""(`id(spec)`, target, options): one cache entry, kept while the spec lives."""
+
+_NO_WIRE = b""
+_WIRES: dict[_Key, bytes] = {}
+"""Each definition `format_tools` asked for, as compact JSON; `_NO_WIRE` when JSON
+cannot carry it exactly (its fresh copies are then thawed from `_FULL`)."""
+_FULL: dict[_Key, Projection] = {}
+"""Each projection `project()` asked for, definition read-only."""
 
 
-def _forget(spec_id: int) -> None:
-    _WATCHED.discard(spec_id)
-    for key in [k for k in _CACHE if k[0] == spec_id]:
-        del _CACHE[key]
+class _Watch(weakref.ref[ToolSpec]):
+    """A weak reference to a spec that drops the spec's entries when it goes."""
+
+    __slots__ = ("keys",)
+    keys: list[_Key]
+
+    def __new__(cls, spec: ToolSpec) -> _Watch:
+        # The callback is taken here, not in __init__ (as `weakref.WeakMethod` does).
+        self = super().__new__(cls, spec, _forget)
+        self.keys = []
+        return self
+
+
+_WATCHED: dict[int, _Watch] = {}
+
+
+def _forget(watch: _Watch) -> None:
+    for key in watch.keys:
+        _WIRES.pop(key, None)
+        _FULL.pop(key, None)
+    if watch.keys:  # every key starts with the spec's id
+        _WATCHED.pop(watch.keys[0][0], None)
+
+
+def _watch(spec: ToolSpec, key: _Key) -> None:
+    watch = _WATCHED.get(id(spec))
+    if watch is None:  # setdefault: two threads end up with the same watch
+        watch = _WATCHED.setdefault(id(spec), _Watch(spec))
+    if key not in watch.keys:
+        watch.keys.append(key)
 
 
 def cached_projection(
@@ -169,19 +211,94 @@ def cached_projection(
 ) -> Projection:
     """Return `project(spec)`, computed once per (spec, target, options) while spec lives.
 
-    `x-python-type` (`@tool(python_types=True)`) is for the host: every target
-    projects the spec without it.
+    The definition comes back read-only. `x-python-type`
+    (`@tool(python_types=True)`) is for the host: every target projects the spec
+    without it.
     """
     key = (id(spec), target, options)
-    hit = _CACHE.get(key)
-    if hit is not None:
-        return hit
-    result = project(_model_facing(spec))
-    _CACHE[key] = result
-    if id(spec) not in _WATCHED:
-        _WATCHED.add(id(spec))
-        weakref.finalize(spec, _forget, id(spec))
-    return result
+    full = _FULL.get(key)
+    if full is None:
+        # `format_tools` keeps only the JSON, so a `project()` after it projects
+        # again (once) to have the notes, rather than holding them for every tool.
+        made = project(_model_facing(spec))
+        full = _FULL[key] = dataclasses.replace(made, definition=freeze(made.definition))
+        _watch(spec, key)
+    return full
+
+
+def fresh_definitions(
+    specs: Sequence[ToolSpec],
+    target: str,
+    options: Hashable,
+    project: Callable[[ToolSpec], Projection],
+) -> list[dict[str, Any]]:
+    """`thaw(cached_projection(spec, ...).definition)` for each spec, in order.
+
+    `project` must be the one `cached_projection` gets for the same (target,
+    options). The cache keeps each definition as compact JSON, a fraction of the
+    memory of its dicts, and one jiter call per request parses them into new,
+    mutable dicts, faster than a deep copy of the dicts.
+    """
+    wires = []
+    for spec in specs:
+        key = (id(spec), target, options)
+        wire = _WIRES.get(key)
+        wires.append(wire if wire is not None else _new_wire(spec, key, project))
+    if all(wires):
+        parsed: list[dict[str, Any]] = jiter.from_json(b"[" + b",".join(wires) + b"]")
+        return parsed
+    return [
+        jiter.from_json(wire) if wire else thaw(_FULL[(id(spec), target, options)].definition)
+        for spec, wire in zip(specs, wires, strict=True)
+    ]
+
+
+def _new_wire(spec: ToolSpec, key: _Key, project: Callable[[ToolSpec], Projection]) -> bytes:
+    full = _FULL.get(key)
+    made = full if full is not None else project(_model_facing(spec))
+    wire = _wire_of(made.definition)
+    if not wire and full is None:  # kept before `_WIRES` says to look for it
+        _FULL[key] = dataclasses.replace(made, definition=freeze(made.definition))
+    _WIRES[key] = wire
+    _watch(spec, key)
+    return wire
+
+
+def _wire_of(definition: Mapping[str, Any]) -> bytes:
+    """Compact JSON that jiter parses back to exactly `definition`, or `_NO_WIRE`.
+
+    Exactly: equal, and of JSON's own types only. A tuple, a set, a non-string
+    key, NaN, a lone surrogate, a Decimal or a `str` subclass do not survive
+    JSON as they are; such a definition is kept as dicts instead.
+    """
+    try:
+        wire = pydantic_core.to_json(definition)
+        back = jiter.from_json(wire)
+    except (ValueError, RecursionError):  # jiter nests 200 deep at most
+        return _NO_WIRE
+    # Equality settles values and keys (key order is kept both ways), though not
+    # types: `True == 1 == 1.0`, and a `str` subclass equals its text. Nor the
+    # sign of -0.0, which pydantic-core writes and jiter reads as such.
+    return wire if back == definition and _plain(definition) else _NO_WIRE
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain(value: Any) -> bool:
+    """Whether `value` holds only dicts with `str` keys, lists and JSON scalars."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if not all(type(key) is str for key in item):
+                return False
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif type(item) not in _SCALARS:
+            return False
+    return True
 
 
 def _model_facing(spec: ToolSpec) -> ToolSpec:

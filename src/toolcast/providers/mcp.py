@@ -18,7 +18,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolcast._content import ImagePart, JsonPart, TextPart
-from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import Arguments, ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
@@ -37,6 +36,7 @@ from toolcast.providers._projection import (
     Projection,
     ToolChoice,
     cached_projection,
+    fresh_definitions,
     normalize_choice,
     specs_of,
 )
@@ -140,10 +140,8 @@ def format_tools(
     """
     # MCP servers validate arguments themselves: there is no strict flag to set.
     del strict
-    return [
-        thaw(project(spec, protocol_version=protocol_version).definition)
-        for spec in specs_of(tools)
-    ]
+    version = _check_version(protocol_version)
+    return fresh_definitions(specs_of(tools), TARGET, version, lambda s: _project(s, version))
 
 
 def project(tool: Any, *, protocol_version: str = LATEST_PROTOCOL_VERSION) -> Projection:

@@ -24,7 +24,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolcast._content import ImagePart
-from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.loop._model import ModelRequest, ModelTurn
@@ -50,6 +49,7 @@ from toolcast.providers._projection import (
     Projection,
     ToolChoice,
     cached_projection,
+    fresh_definitions,
     normalize_choice,
     specs_of,
 )
@@ -149,7 +149,7 @@ def format_tools(tools: Iterable[Any], *, strict: bool | None = None) -> list[di
     """The `tools` list for `chat.complete`, in the given order."""
     specs = specs_of(tools)
     check_names(specs, "Mistral")
-    return [thaw(project(spec, strict=strict).definition) for spec in specs]
+    return fresh_definitions(specs, TARGET, strict, lambda s: _project(s, strict))
 
 
 def format_tool_choice(

@@ -22,7 +22,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolcast._content import ImagePart
-from toolcast._frozen import thaw
 from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
@@ -43,6 +42,7 @@ from toolcast.providers._projection import (
     Projection,
     ToolChoice,
     cached_projection,
+    fresh_definitions,
     normalize_choice,
     specs_of,
 )
@@ -218,7 +218,9 @@ def format_tools(
     strict mode.
     """
     del strict
-    return [thaw(project(spec, full_schema=full_schema).definition) for spec in specs_of(tools)]
+    return fresh_definitions(
+        specs_of(tools), TARGET, full_schema, lambda s: _project(s, full_schema)
+    )
 
 
 def format_tool_choice(choice: ToolChoice, *, tools: Iterable[Any] | None = None) -> None:

@@ -19,7 +19,6 @@ from typing import Any, Literal
 
 from toolcast._constraint._constraint import Constraint, constraint
 from toolcast._content import ImagePart
-from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.loop._model import ModelRequest, ModelTurn
@@ -40,6 +39,7 @@ from toolcast.providers._projection import (
     Projection,
     ToolChoice,
     cached_projection,
+    fresh_definitions,
     normalize_choice,
     specs_of,
 )
@@ -106,7 +106,7 @@ def format_tools(tools: Iterable[Any], *, strict: bool | None = None) -> list[di
     if len(specs) > _MAX_TOOLS:
         msg = f"Chat Completions takes at most {_MAX_TOOLS} tools, got {len(specs)}."
         raise ValueError(msg)
-    return [thaw(project(spec, strict=strict).definition) for spec in specs]
+    return fresh_definitions(specs, TARGET, strict, lambda s: _project(s, strict))
 
 
 def format_tool_choice(

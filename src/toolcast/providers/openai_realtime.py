@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.providers._common import (
@@ -35,6 +34,7 @@ from toolcast.providers._projection import (
     Projection,
     ToolChoice,
     cached_projection,
+    fresh_definitions,
     normalize_choice,
     specs_of,
 )
@@ -95,9 +95,9 @@ def format_tools(
     """
     specs = specs_of(tools)
     check_names(specs, "OpenAI Realtime")
-    return [
-        thaw(project(spec, strict=strict, status_hint=status_hint).definition) for spec in specs
-    ]
+    return fresh_definitions(
+        specs, TARGET, (strict, status_hint), lambda s: _project(s, strict, status_hint)
+    )
 
 
 def format_tool_choice(

@@ -18,7 +18,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolcast._content import ImagePart
-from toolcast._frozen import thaw
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.loop._model import ModelRequest, ModelTurn
@@ -44,6 +43,7 @@ from toolcast.providers._projection import (
     Projection,
     ToolChoice,
     cached_projection,
+    fresh_definitions,
     normalize_choice,
     specs_of,
 )
@@ -101,9 +101,9 @@ def format_tools(
     """The function entries of `responses.create(tools=...)`, in the given order."""
     specs = specs_of(tools)
     check_names(specs, "OpenAI Responses")
-    return [
-        thaw(project(spec, strict=strict, output_schema=output_schema).definition) for spec in specs
-    ]
+    return fresh_definitions(
+        specs, TARGET, (strict, output_schema), lambda s: _project(s, strict, output_schema)
+    )
 
 
 def format_tool_choice(
