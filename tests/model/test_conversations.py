@@ -74,8 +74,8 @@ def schema_says_valid(name: str, arguments: Any) -> bool:
     return bool(jsonschema.Draft202012Validator(dict(spec.input_schema)).is_valid(value))
 
 
-def tally(mode: str, result: RunResult | None, model: Timed) -> None:
-    """Add one conversation to the figures (`result` None: the server aborted it)."""
+def tally(mode: str, result: RunResult, model: Timed) -> None:
+    """Add one conversation to the figures."""
     figures = FIGURES.setdefault(
         mode,
         dict.fromkeys(
@@ -89,7 +89,7 @@ def tally(mode: str, result: RunResult | None, model: Timed) -> None:
                 "recoveries",
                 "unparsed_outputs",
                 "text_answers",
-                "aborted_by_server",
+                "cut_off_by_server",
             ],
             0,
         )
@@ -100,11 +100,12 @@ def tally(mode: str, result: RunResult | None, model: Timed) -> None:
     figures["model_seconds"] = round(figures["model_seconds"] + sum(model.seconds), 1)
     figures["text_answers"] += sum(1 for t in model.turns if not t.calls)
     figures["seconds_per_request"] = round(figures["model_seconds"] / figures["requests"], 2)
-    if result is None:
-        figures["aborted_by_server"] += 1
-        return
     failed_before = False
     for record in result.calls:
+        if record.id.startswith("call_cut_off"):  # no call reached toolcast: not parsed
+            figures["cut_off_by_server"] += 1
+            failed_before = True
+            continue
         outcome = record.outcome
         assert outcome is not None
         kind = outcome.error.kind if outcome.error else None
@@ -146,22 +147,12 @@ async def test_a_conversation_is_handled_whatever_the_model_says(
     )
     model = Timed(adapter)
 
-    aborted: Exception | None = None
-    try:
-        result = await run(
-            model, prompt, tools=tools, policy=Policy(default="allow"), max_rounds=3, system=SYSTEM
-        )
-    except openai.InternalServerError as error:
-        aborted = error
-    if aborted is not None:
-        # llama-server parses native calls itself and answers 500 when `max_tokens`
-        # cuts one off mid-JSON; no output reached toolcast, so it is counted, not
-        # judged. Any other server error fails the test.
-        assert (server, mode) == ("llama-server", "native"), aborted
-        assert "Failed to parse tool call arguments as JSON" in str(aborted), aborted
-        tally(f"{server} {mode}", None, model)
-        return
-
+    # llama-server answers HTTP 500 when `max_tokens` cuts a native call off mid-JSON;
+    # the adapter answers that as a cut-off call and the run goes on (any other
+    # server error fails the test).
+    result = await run(
+        model, prompt, tools=tools, policy=Policy(default="allow"), max_rounds=3, system=SYSTEM
+    )
     assert result.status in ("done", "max_rounds")
     assert result.rounds == len(model.turns)
     for record in result.calls:

@@ -590,3 +590,42 @@ async def test_constrain_true_with_auto_allows_a_reply_and_json_schema_servers(
 def test_an_unknown_profile_is_refused_with_the_known_ones() -> None:
     with pytest.raises(ValueError, match="llama-cpp-python, llama-server, openai"):
         openai_chat.Model(openai.AsyncOpenAI(api_key="t"), "m", profile="vllm-nightly")
+
+
+async def test_a_call_the_server_refused_as_cut_off_is_answered_and_the_run_goes_on(
+    fake_server: FakeServer,
+) -> None:
+    # llama-server (0.6.0-dev) answers HTTP 500 when `max_tokens` ends a reply inside
+    # a tool call's arguments, where other servers return the partial call.
+    path = "/v1/chat/completions"
+    refusal = {
+        "error": {
+            "code": 500,
+            "type": "server_error",
+            "message": "Failed to parse tool call arguments as JSON: [json.exception."
+            "parse_error.101] parse error at line 1, column 12: unexpected end of input",
+        }
+    }
+    fake_server.queue(path, refusal, status=500)
+    fake_server.queue(path, chat_completion({"role": "assistant", "content": "Sunny."}, "stop"))
+    client = openai.AsyncOpenAI(base_url=fake_server.url + "/v1", api_key="t", max_retries=0)
+    model = openai_chat.Model(client, "gemma", profile="llama-server")
+
+    result = await toolcast.run(model, ASK, tools=toolcast.Catalog([weather]).select())
+
+    assert (result.status, result.text) == ("done", "Sunny.")
+    refused, again = fake_server.bodies(path)
+    assert refused["max_tokens"] == 256  # the profile's bound
+    assistant, answer = again["messages"][-2:]
+    assert assistant["tool_calls"][0]["id"] == answer["tool_call_id"] == "call_cut_off_1"
+    assert answer["content"].startswith("Error: Your tool call was cut off before it ended")
+    assert "send a shorter call" in answer["content"]
+
+
+async def test_other_server_errors_still_reach_the_host(fake_server: FakeServer) -> None:
+    path = "/v1/chat/completions"
+    fake_server.queue(path, {"error": {"message": "model not loaded"}}, status=500)
+    client = openai.AsyncOpenAI(base_url=fake_server.url + "/v1", api_key="t", max_retries=0)
+    model = openai_chat.Model(client, "gemma", profile="llama-server")
+    with pytest.raises(openai.InternalServerError, match="model not loaded"):
+        await toolcast.run(model, ASK, tools=toolcast.Catalog([weather]).select())

@@ -42,6 +42,8 @@ def cut_off(batch: Sequence[CallRecord]) -> list[tuple[CallRecord, str]]:
         raw = record.arguments
         if record.outcome is not None or not isinstance(raw, (str, bytes, bytearray)):
             continue
+        if record.provider_data.get("error"):  # its parser said why already, in its words
+            continue
         try:
             json.loads(raw)
         except ValueError:

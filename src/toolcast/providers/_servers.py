@@ -13,9 +13,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from toolcast._spec import ToolSpec
+from toolcast._spec import ToolCall, ToolSpec
+from toolcast.loop._model import ModelTurn
 
-__all__ = ("PROFILES", "Profile", "outgoing", "profile_of", "tool_prompt")
+__all__ = (
+    "PROFILES",
+    "Profile",
+    "cut_off_turn",
+    "outgoing",
+    "profile_of",
+    "server_cut_call_off",
+    "tool_prompt",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,3 +193,30 @@ def _arguments_shape(schema: Any) -> Any:
     if isinstance(schema, (list, tuple)):
         return [_arguments_shape(v) for v in schema]
     return schema
+
+
+# llama-server's words when the reply hit `max_tokens` inside a tool call's arguments:
+# it answers HTTP 500 instead of returning the partial call (seen with build 0.6.0-dev).
+_SERVER_CUT_OFF = "Failed to parse tool call arguments as JSON"
+CUT_OFF_MESSAGE = (
+    "Your tool call was cut off before it ended (the reply reached its token limit), "
+    "so the server could not read it; send a shorter call."
+)
+
+
+def server_cut_call_off(exc: BaseException) -> bool:
+    """Whether an SDK error is the server refusing a tool call cut off by the token limit."""
+    return getattr(exc, "status_code", None) == 500 and _SERVER_CUT_OFF in str(exc)
+
+
+def cut_off_turn(call_id: str) -> ModelTurn:
+    """The turn for a reply the server refused as a cut-off call: one call to answer.
+
+    The loop answers it with `CUT_OFF_MESSAGE` (the `error` mark every provider
+    parser uses for a call it could not read), so the model hears why and the run
+    goes on, instead of the SDK's error ending it.
+    """
+    call = ToolCall(call_id, "", "", {"error": CUT_OFF_MESSAGE})
+    wire = {"id": call_id, "type": "function", "function": {"name": "", "arguments": ""}}
+    message = {"role": "assistant", "content": None, "tool_calls": [wire]}
+    return ModelTurn(message=message, calls=(call,), text="", finish_reason="length")

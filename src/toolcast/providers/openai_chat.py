@@ -44,7 +44,15 @@ from toolcast.providers._projection import (
     specs_of,
 )
 from toolcast.providers._read import Wire
-from toolcast.providers._servers import PROFILES, Profile, outgoing, profile_of, tool_prompt
+from toolcast.providers._servers import (
+    PROFILES,
+    Profile,
+    cut_off_turn,
+    outgoing,
+    profile_of,
+    server_cut_call_off,
+    tool_prompt,
+)
 
 __all__ = (
     "PROFILES",
@@ -318,6 +326,7 @@ class Model(Adapter):
         **options: Any,
     ) -> None:
         super().__init__(client, model, **options)
+        self._cut_offs = 0
         self.profile = profile_of(profile)
         self.strict = self.profile.strict if strict is None else strict
         self.constrain = constrain
@@ -366,7 +375,13 @@ class Model(Adapter):
     async def complete(self, request: ModelRequest) -> ModelTurn:
         """Send one request; the turn's message is the assistant message as sent back."""
         rule = self.constraint_for(request)
-        data = plain(await self.send(**self.request(request, rule)))
+        try:
+            data = plain(await self.send(**self.request(request, rule)))
+        except Exception as exc:
+            if not server_cut_call_off(exc):
+                raise
+            self._cut_offs += 1
+            return cut_off_turn(f"call_cut_off_{self._cut_offs}")
         picked = (data.get("choices") or [{}])[0]
         reply = picked.get("message") or {}
         text = reply.get("content") or ""
