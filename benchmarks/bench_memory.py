@@ -198,10 +198,11 @@ def behind(results: Mapping[str, Any], quick: bool) -> list[str]:
         "per function): a built tool keeps its published, read-only JSON Schema "
         "(`_frozen.py`; small fragments and class schemas shared between tools), its "
         "spec and call plan, but no pydantic-core schema: the first call walks the "
-        "annotations again to compile the validator. A compiled validator then keeps "
-        "the schema it was compiled from (pydantic-core holds it for pickling), and "
-        "the projection cache keeps each definition as compact JSON (the steps "
-        "above). pydantic's `TypeAdapter` builds no JSON Schema until asked." + detail
+        "annotations again to compile the validator, and the compiled validator keeps "
+        "no schema dict (emptied once compiled). What is left over pydantic's figure is "
+        "the published JSON Schema and spec per tool, which pydantic's `TypeAdapter` "
+        "does not build until asked, and the projection cache (each definition as "
+        "compact JSON; the steps above)." + detail
     ]
 
 

@@ -298,10 +298,11 @@ def behind(results: Mapping[str, Any], quick: bool) -> list[str]:
                 f"- **Dispatch at {largest['bytes']:,} bytes of arguments** (toolcast "
                 f"{rows[1]['ratio']:.2f}x the raw baseline; toolcast's time: {named}): the "
                 "tool takes a list of pydantic models, and toolcast validates each one "
-                "with its own schema and then builds it with `model_validate`, which "
-                "validates it again so the model's own validators run (about a "
-                "microsecond per model; pydantic alone validates once). jiter's strict "
-                "pre-parse also reads the whole text before pydantic-core does."
+                "by its own schema (JSON Schema's rules) and then has the model's own "
+                "compiled validator build it in the same pydantic-core pass, which "
+                "validates the fields again so the model's validators run (pydantic "
+                "alone validates once). The text itself is read once: pydantic-core "
+                "validates jiter's strict parse."
             )
     define = _define(results)
     small = [d for d in define if d[3] > 1]
