@@ -199,10 +199,8 @@ def behind(results: Mapping[str, Any], quick: bool) -> list[str]:
         "costs more than building a fresh dict with a deep-copied schema, because the "
         "target hands out a fresh copy of the whole cached definition (so a caller may "
         "edit it without changing the next request), where the baseline copies only "
-        "the schema. Most targets keep their definitions as compact JSON and parse a "
-        "fresh copy, faster than the baseline; Anthropic and Bedrock still copy the "
-        "cached dicts, because their tool budget reads each projection's strict flag "
-        "and schema counts, which the JSON cache does not keep yet."
+        "the schema. The cache keeps each definition as compact JSON and parses a fresh "
+        "copy, which is faster than the baseline's deep copy for most definitions."
     )
     return [*out, text]
 

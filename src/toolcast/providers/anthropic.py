@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolcast._content import ImagePart, JsonPart, TextPart
-from toolcast._frozen import thaw
 from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
@@ -39,6 +38,7 @@ from toolcast.providers._projection import (
     Projection,
     ToolChoice,
     cached_projection,
+    fresh_definitions,
     normalize_choice,
     specs_of,
 )
@@ -110,7 +110,12 @@ def format_tools(tools: Iterable[Any], *, strict: bool | None = None) -> list[di
     specs = specs_of(tools)
     check_names(specs, "Anthropic")
     return budgeted_definitions(
-        specs, strict, project, lambda d: d["input_schema"], target="Anthropic"
+        specs,
+        strict,
+        project,
+        lambda d: d["input_schema"],
+        lambda chosen, s: fresh_definitions(chosen, TARGET, s, lambda t: _project(t, s)),
+        target="Anthropic",
     )
 
 
@@ -119,21 +124,26 @@ def budgeted_definitions(
     strict: bool | None,
     project: Callable[..., Projection],
     schema_of: Callable[[Mapping[str, Any]], Mapping[str, Any]],
+    fresh: Callable[[list[ToolSpec], bool | None], list[dict[str, Any]]],
     *,
     target: str,
 ) -> list[dict[str, Any]]:
-    """Fresh definitions for one request, within the strict caps (see `format_tools`)."""
+    """Fresh definitions for one request, within the strict caps (see `format_tools`).
+
+    `project` gives the cached projections the caps are counted on; `fresh(specs,
+    strict)` the definitions sent, from the projection cache's JSON.
+    """
     projections = [project(spec, strict=strict) for spec in specs]
     problem = strict_budget_problem(
         (schema_of(p.definition) for p in projections if p.strict), target=target
     )
-    if problem is not None:
-        if strict:
-            raise UnsupportedSchemaError(problem)
-        # stacklevel 3: the user's call of format_tools, not format_tools itself.
-        warnings.warn(f"{problem} Sending every tool non-strict.", stacklevel=3)
-        projections = [project(spec, strict=False) for spec in specs]
-    return [thaw(p.definition) for p in projections]
+    if problem is None:
+        return fresh(specs, strict)
+    if strict:
+        raise UnsupportedSchemaError(problem)
+    # stacklevel 3: the user's call of format_tools, not format_tools itself.
+    warnings.warn(f"{problem} Sending every tool non-strict.", stacklevel=3)
+    return fresh(specs, False)
 
 
 def project(tool: Any, *, strict: bool | None = None) -> Projection:

@@ -26,6 +26,7 @@ from toolcast.providers._projection import (
     Projection,
     ToolChoice,
     cached_projection,
+    fresh_definitions,
     normalize_choice,
     specs_of,
 )
@@ -75,6 +76,7 @@ def format_tools(tools: Iterable[Any], *, strict: bool | None = None) -> list[di
         strict,
         project,
         lambda d: d["toolSpec"]["inputSchema"]["json"],
+        lambda chosen, s: fresh_definitions(chosen, TARGET, s, lambda t: _project(t, s)),
         target="Bedrock (as Anthropic)",
     )
 
