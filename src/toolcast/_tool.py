@@ -31,7 +31,7 @@ from toolcast._result import (
     outcome_of,
 )
 from toolcast._running import TIMEOUTS, RaisedTimeout, in_thread, within
-from toolcast._spec import Arguments, ParsedArguments, ToolCall, ToolSpec, unpack_call
+from toolcast._spec import Arguments, ToolCall, ToolSpec, unpack_call
 from toolcast.aliases._apply import (
     AliasPlans,
     alias_outcome,
@@ -469,9 +469,8 @@ class Tool:
         got = await drive(self._resolving(plans, raw, call_id), aliases)
         if isinstance(got, ToolOutcome):
             return got
-        # With aliases swapped for ids, `got[0]` is the strict parse of the text
-        # (ParsedArguments is internal, so not part of `invoke`'s signature).
-        resolved: Any = ParsedArguments(got[0]) if got[1] else got[0]
+        # `got[0]` may be ParsedArguments, internal, so not part of `invoke`'s signature.
+        resolved: Any = got[0]
         ran = await self.invoke(
             resolved, context=context, call_id=call_id, null_means_default=lenient
         )
@@ -520,8 +519,7 @@ class Tool:
         got = drive_sync(self._resolving(plans, raw, call_id), aliases)
         if isinstance(got, ToolOutcome):
             return got
-        resolved: Any = ParsedArguments(got[0]) if got[1] else got[0]  # as in `_invoke_aliased`
-        outcome = restored(self._run_sync(resolved, context, call_id, lenient), got[1])
+        outcome = restored(self._run_sync(got[0], context, call_id, lenient), got[1])
         return drive_sync(self._aliasing(plans, outcome), aliases)  # type: ignore[no-any-return]
 
     def _run_sync(

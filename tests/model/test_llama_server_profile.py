@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from model.conftest import Upstream
-from model.tools import TOOLS
+from model.tools import RESULT, TOOLS, history
 from toolcast import Tool, constraint
 from toolcast.loop import ModelRequest
 from toolcast.providers import openai_chat
@@ -24,20 +24,6 @@ openai = pytest.importorskip("openai")
 httpx = pytest.importorskip("httpx")
 
 SPECS = [Tool.from_function(f).spec for f in TOOLS]
-RESULT = "Paris: 21 degrees celsius"
-
-
-def history(model: Any) -> list[dict[str, Any]]:
-    call = {
-        "id": "call_0",
-        "type": "function",
-        "function": {"name": "weather", "arguments": '{"city": "Paris"}'},
-    }
-    return [
-        *model.user_message("Weather in Paris?"),
-        {"role": "assistant", "content": None, "tool_calls": [call]},
-        {"role": "tool", "tool_call_id": "call_0", "content": RESULT},
-    ]
 
 
 def profiled(server: Upstream, **options: Any) -> Any:

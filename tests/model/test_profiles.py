@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from model.tools import TOOLS
+from model.tools import TOOLS, history
 from toolcast import Tool
 from toolcast.loop import ModelRequest
 from toolcast.providers import openai_chat
@@ -21,19 +21,6 @@ pytestmark = pytest.mark.model
 openai = pytest.importorskip("openai")
 
 SPECS = [Tool.from_function(f).spec for f in TOOLS]
-
-
-def history(model: Any) -> list[dict[str, Any]]:
-    call = {
-        "id": "call_0",
-        "type": "function",
-        "function": {"name": "weather", "arguments": '{"city": "Paris"}'},
-    }
-    return [
-        *model.user_message("Weather in Paris?"),
-        {"role": "assistant", "content": None, "tool_calls": [call]},
-        {"role": "tool", "tool_call_id": "call_0", "content": "Paris: 21 degrees celsius"},
-    ]
 
 
 def models(url: str) -> tuple[Any, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from annotated_types import Ge, Gt, Le
 from pydantic import Field
@@ -84,3 +84,20 @@ CONVERSATIONS = [
     ("find_product", "Find me a blue mug under 10 euros."),
 ]
 """(the tool a sensible answer calls, the user's request)."""
+
+
+RESULT = "Paris: 21 degrees celsius"
+
+
+def history(model: Any) -> list[dict[str, Any]]:
+    """A weather call already made and answered, in `model`'s own user message."""
+    call = {
+        "id": "call_0",
+        "type": "function",
+        "function": {"name": "weather", "arguments": '{"city": "Paris"}'},
+    }
+    return [
+        *model.user_message("Weather in Paris?"),
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_0", "content": RESULT},
+    ]

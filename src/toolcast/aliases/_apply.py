@@ -24,6 +24,7 @@ from pydantic_core import to_json
 from toolcast._content import JsonPart, TextPart
 from toolcast._outcome import ToolOutcome
 from toolcast._result import text_of
+from toolcast._spec import ParsedArguments
 from toolcast.aliases._plan import (
     UUID_IN_TEXT,
     UUID_TEXT,
@@ -159,6 +160,8 @@ def resolve_arguments(
 ) -> Steps:
     """Steps returning `(arguments, restore)` or an error `ToolOutcome`.
 
+    With aliases swapped for ids, the arguments are `ParsedArguments`.
+
     `restore` maps each alias the model sent to the UUID put in (for messages).
     Arguments that cannot be read are passed on untouched: the parser then
     says what is wrong with them, in its usual words.
@@ -196,7 +199,8 @@ def resolve_arguments(
             container[:] = map(uuids.__getitem__, strings)
         else:
             container[:] = [uuids[v] if v.__class__ is str else v for v in container]
-    return (parsed, uuids)
+    # The strict parse, ids in: the tool's parser validates it without reading it again.
+    return (ParsedArguments(parsed), uuids)
 
 
 def _prefixes_fit(leaves: list[Any], texts: list[list[str]]) -> bool:

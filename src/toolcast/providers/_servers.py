@@ -13,13 +13,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from toolcast._spec import ToolCall, ToolSpec
-from toolcast.loop._model import ModelTurn
+from toolcast._spec import ToolSpec
 
 __all__ = (
     "PROFILES",
+    "CUT_OFF_MESSAGE",
     "Profile",
-    "cut_off_turn",
     "outgoing",
     "profile_of",
     "server_cut_call_off",
@@ -207,16 +206,3 @@ CUT_OFF_MESSAGE = (
 def server_cut_call_off(exc: BaseException) -> bool:
     """Whether an SDK error is the server refusing a tool call cut off by the token limit."""
     return getattr(exc, "status_code", None) == 500 and _SERVER_CUT_OFF in str(exc)
-
-
-def cut_off_turn(call_id: str) -> ModelTurn:
-    """The turn for a reply the server refused as a cut-off call: one call to answer.
-
-    The loop answers it with `CUT_OFF_MESSAGE` (the `error` mark every provider
-    parser uses for a call it could not read), so the model hears why and the run
-    goes on, instead of the SDK's error ending it.
-    """
-    call = ToolCall(call_id, "", "", {"error": CUT_OFF_MESSAGE})
-    wire = {"id": call_id, "type": "function", "function": {"name": "", "arguments": ""}}
-    message = {"role": "assistant", "content": None, "tool_calls": [wire]}
-    return ModelTurn(message=message, calls=(call,), text="", finish_reason="length")

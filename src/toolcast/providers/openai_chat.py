@@ -45,9 +45,9 @@ from toolcast.providers._projection import (
 )
 from toolcast.providers._read import Wire
 from toolcast.providers._servers import (
+    CUT_OFF_MESSAGE,
     PROFILES,
     Profile,
-    cut_off_turn,
     outgoing,
     profile_of,
     server_cut_call_off,
@@ -380,8 +380,12 @@ class Model(Adapter):
         except Exception as exc:
             if not server_cut_call_off(exc):
                 raise
+            # One call to answer, marked as unreadable as every provider parser marks
+            # one: the loop answers it with the message and the run goes on.
             self._cut_offs += 1
-            return cut_off_turn(f"call_cut_off_{self._cut_offs}")
+            call = ToolCall(f"call_cut_off_{self._cut_offs}", "", "", {"error": CUT_OFF_MESSAGE})
+            message = format_assistant_message([call])
+            return ModelTurn(message=message, calls=(call,), finish_reason="length")
         picked = (data.get("choices") or [{}])[0]
         reply = picked.get("message") or {}
         text = reply.get("content") or ""
