@@ -26,19 +26,15 @@ import pytest
 
 from toolcast import Tool, ToolDefinitionError
 
-SUITE = Path(__file__).resolve().parents[1].parent / "shared" / "json-schema-test-suite"
+# Vendored (MIT, see data/json-schema-test-suite/LICENSE and SNAPSHOT.txt): a fresh
+# clone runs every case, and a missing file fails the run instead of skipping it.
+SUITE = Path(__file__).with_name("data") / "json-schema-test-suite"
 TESTS = SUITE / "tests" / "draft2020-12"
 REMOTES = SUITE / "remotes"
 GAPS_FILE = Path(__file__).with_name("json_schema_known_gaps.json")
 GROUP_ID = "https://suite.toolcast.invalid/schema.json"
 
-pytestmark = pytest.mark.skipif(not TESTS.is_dir(), reason="the JSON Schema Test Suite is absent")
-
-FILES = (
-    sorted(str(p.relative_to(TESTS)) for p in TESTS.rglob("*.json") if p.is_file())
-    if TESTS.is_dir()
-    else []
-)
+FILES = sorted(str(p.relative_to(TESTS)) for p in TESTS.rglob("*.json") if p.is_file())
 GAPS: dict[str, str] = json.loads(GAPS_FILE.read_text()) if GAPS_FILE.exists() else {}
 COUNTS: Counter[str] = Counter()
 
@@ -57,7 +53,7 @@ def _remotes() -> dict[str, Any]:
     return bundled
 
 
-REMOTE_DEFS = _remotes() if TESTS.is_dir() else {}
+REMOTE_DEFS = _remotes()
 
 
 def wrap(schema: Any) -> dict[str, Any]:
@@ -168,6 +164,17 @@ def counts_for(key: str, name: str) -> int:
 
 def counts_disagreeing(found: dict[str, str], name: str) -> int:
     return sum(counts_for(key, name) for key in found)
+
+
+def test_the_vendored_suite_is_present() -> None:
+    """No case can go missing silently: the snapshot's files are all there."""
+    assert (SUITE / "LICENSE").is_file()
+    assert (SUITE / "SNAPSHOT.txt").is_file()
+    assert len(FILES) >= 40, f"{len(FILES)} suite files under {TESTS}"
+    assert "ref.json" in FILES
+    assert "optional/format/date.json" in FILES
+    assert len(list((REMOTES / "draft2020-12").rglob("*.json"))) >= 10
+    assert REMOTE_DEFS
 
 
 def test_every_gap_names_a_suite_file_and_a_reason() -> None:
