@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from inline_snapshot import snapshot
 
 from corpus import corpus_tools
+from growth import FACTOR, assert_linear
 from toolcast import (
     Catalog,
     ImagePart,
@@ -33,6 +34,8 @@ from toolcast import (
     ToolResult,
 )
 from toolcast.providers import hermes
+
+MiB = 1 << 20
 
 
 def add(a: int, b: int) -> int:
@@ -588,14 +591,17 @@ _HOSTILE = {
 
 @pytest.mark.parametrize("piece", list(_HOSTILE.values()), ids=list(_HOSTILE))
 def test_hermes_parsing_is_linear_on_a_megabyte_of_hostile_text(piece: str) -> None:
-    text = piece * ((1 << 20) // len(piece))
-    best = min(_timed(text) for _ in range(3))
-    assert best <= 0.2, f"{best:.3f} s for 1 MB"
+    # A megabyte against a quarter of it, on the same machine: the ratio, not the time.
+    small, large = (piece * (size // len(piece)) for size in (MiB // FACTOR, MiB))
+    assert_linear(lambda: hermes.parse_text(small), lambda: hermes.parse_text(large))
 
 
-def test_one_huge_block_is_linear_too() -> None:
-    for text in ("<tool_call>" + "[" * (1 << 20), '<tool_call>{"name": "' + "a" * (1 << 20)):
-        assert min(_timed(text) for _ in range(3)) <= 0.2
+@pytest.mark.parametrize(
+    "make", [lambda n: "<tool_call>" + "[" * n, lambda n: '<tool_call>{"name": "' + "a" * n]
+)
+def test_one_huge_block_is_linear_too(make: Any) -> None:
+    small, large = make(MiB // FACTOR), make(MiB)
+    assert_linear(lambda: hermes.parse_text(small), lambda: hermes.parse_text(large))
 
 
 def test_more_calls_than_the_limit_are_refused_with_one_error() -> None:
@@ -604,14 +610,6 @@ def test_more_calls_than_the_limit_are_refused_with_one_error() -> None:
     calls = hermes.parse_calls('<tool_call>{"name": "add", "arguments": {}}</tool_call>' * 200)
     assert len(calls) == MAX_CALLS + 1
     assert "more than 128 tool calls" in calls[-1].provider_data["error"]
-
-
-def _timed(text: str) -> float:
-    import time
-
-    started = time.perf_counter()
-    hermes.parse_text(text)
-    return time.perf_counter() - started
 
 
 def test_a_definition_never_runs_even_when_a_tool_is_invoked_with_it_directly() -> None:
