@@ -3,9 +3,11 @@ three common styles, and no section heading ever leaks into the description."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any, TypedDict
 
 import pytest
+from pydantic import BaseModel, Field
 
 from toolcast import Tool
 from toolcast._define._docstring import parse_docstring
@@ -216,3 +218,103 @@ def test_parameter_without_text_has_no_description() -> None:
 
 def test_explicit_description_replaces_the_docstring() -> None:
     assert Tool.from_function(google, description="Given.").spec.description == "Given."
+
+
+# -- issue 21, defect 7: roles and whose description wins ------------------------------
+
+
+def sphinx_roles(where: str, kind: str = "city") -> str:
+    """Find a :class:`Place` near :func:`geo.locate`.
+
+    Ranks with :py:meth:`~toolcast.geo.Finder.nearest`; see :ref:`the guide <guide>`.
+
+    :param where: A :class:`~places.Place` name or :data:`None`.
+    :param kind: One of :py:attr:`Kinds.ALL`; `plain backticks` stay.
+    """
+    return where
+
+
+def test_defect_7_sphinx_roles_are_flattened_to_their_text() -> None:
+    spec = Tool.from_function(sphinx_roles).spec
+    assert spec.description == (
+        "Find a Place near geo.locate.\n\nRanks with nearest; see the guide."
+    )
+    props = spec.input_schema["properties"]
+    assert props["where"]["description"] == "A Place name or None."
+    assert props["kind"]["description"] == "One of Kinds.ALL; `plain backticks` stay."
+    assert ":class:" not in str(spec.input_schema) + spec.description
+
+
+def test_defect_7_roles_in_google_and_numpy_docstrings_are_flattened_too() -> None:
+    google_doc = parse_docstring("Go.\n\nArgs:\n    x: A :class:`Place`.\n")
+    numpy_doc = parse_docstring(
+        "Go.\n\nParameters\n----------\nx : Place\n    A :obj:`~a.b.Place`.\n"
+    )
+    assert google_doc.params == {"x": "A Place."}
+    assert numpy_doc.params == {"x": "A Place."}
+    # Colons that are not a role are prose.
+    assert parse_docstring("Ratio 1:2, at 10:30:`x`.").description == "Ratio 1:2, at 10:30:`x`."
+
+
+@dataclass
+class Place:
+    """A place on the map."""
+
+    lat: float
+
+
+class Box(TypedDict):
+    """A bounding box."""
+
+    west: float
+
+
+class Target(BaseModel):
+    """A pydantic place."""
+
+    lat: float
+
+
+@dataclass
+class Trip:
+    """A trip.
+
+    Attributes:
+        start: Where the trip starts.
+    """
+
+    start: Place
+    end: Place
+
+
+def plan(
+    origin: Place,
+    area: Box,
+    target: Target,
+    via: Annotated[Place, Field(description="A stop on the way.")],
+    trip: Trip,
+    anywhere: Place,
+) -> str:
+    """Plan.
+
+    Args:
+        origin: Where to leave from.
+        area: The area to search.
+        target: Where to go.
+        via: Overridden by the annotation.
+        trip: The whole trip.
+    """
+    return ""
+
+
+def test_defect_7_a_parameters_own_description_wins_over_its_types_docstring() -> None:
+    props = Tool.from_function(plan).spec.input_schema["properties"]
+    assert props["origin"]["description"] == "Where to leave from."
+    assert props["area"]["description"] == "The area to search."
+    assert props["target"]["description"] == "Where to go."
+    assert props["via"]["description"] == "A stop on the way."
+    assert props["trip"]["description"] == "The whole trip."
+    trip = props["trip"]["properties"]
+    assert trip["start"]["description"] == "Where the trip starts."
+    assert trip["end"]["description"] == "A place on the map."  # nothing of its own
+    assert props["anywhere"]["description"] == "A place on the map."

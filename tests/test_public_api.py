@@ -202,9 +202,25 @@ def test_read_only_schemas_still_behave_as_json(spec: ToolSpec) -> None:
 
 
 def test_a_toolspec_is_hashable_and_copies_compare_equal(spec: ToolSpec) -> None:
-    assert hash(spec) == hash(spec)
     assert {spec: 1}[spec] == 1
     assert Tool.from_function(search).spec.input_schema == spec.input_schema
+
+
+def test_defect_7_two_equal_toolspecs_hash_equally(spec: ToolSpec) -> None:
+    # Two specs built independently, not one spec twice.
+    again = Tool.from_function(search).spec
+    assert again is not spec and again.input_schema is not spec.input_schema
+    assert again == spec
+    assert hash(again) == hash(spec)
+    assert {spec: 1}[again] == 1
+    schema = {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}}
+    reordered = {"properties": {"n": {"type": "integer"}, "q": {"type": "string"}}, "type": "object"}
+    first = Tool.from_schema("find", "Find.", schema, len).spec
+    second = Tool.from_schema("find", "Find.", reordered, len).spec
+    assert first == second
+    assert hash(first) == hash(second)
+    assert len({first, second, spec, again}) == 2
+    assert hash(dataclasses.replace(first, description="Other.")) != hash(first)
 
 
 def test_from_schema_does_not_keep_the_callers_schema_object() -> None:

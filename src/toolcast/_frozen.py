@@ -34,7 +34,7 @@ class FrozenDict(dict[str, Any]):
         return (dict, (dict(self),))
 
     def __hash__(self) -> int:  # type: ignore[override]
-        return id(self)
+        return content_hash(self)
 
 
 class FrozenList(list[Any]):
@@ -54,7 +54,20 @@ class FrozenList(list[Any]):
         return (list, (list(self),))
 
     def __hash__(self) -> int:  # type: ignore[override]
-        return id(self)
+        return content_hash(self)
+
+
+def content_hash(value: Any) -> int:
+    """A hash equal for equal JSON values (dict order ignored, as `==` ignores it).
+
+    Equal specs built apart must hash equally (they compare equal); the caches that
+    want one entry per object key on `id()` instead.
+    """
+    if isinstance(value, dict):
+        return hash((dict, frozenset((k, content_hash(v)) for k, v in value.items())))
+    if isinstance(value, list):
+        return hash((list, tuple(content_hash(v) for v in value)))
+    return hash(value)
 
 
 _SHARED: dict[tuple[Any, ...], FrozenDict] = {}

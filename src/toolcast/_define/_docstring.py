@@ -27,10 +27,30 @@ class Docstring:
     """Parameter (or attribute) name -> its description."""
 
 
+_ROLE = re.compile(r"(?<![\w`]):(?:[A-Za-z][\w-]*:)?[A-Za-z][\w-]*:`([^`\n]+)`")
+"""A Sphinx role, `:class:`Place``, `:py:meth:`~a.b`` (an optional domain first)."""
+_TARGET = re.compile(r"\A(.*\S)\s*<[^<>]+>\Z", re.S)
+"""`title <target>` in a role: the title is what a reader sees."""
+
+
+def _role_text(match: re.Match[str]) -> str:
+    """The text Sphinx shows for a role: `~a.b.c` -> `c`, `title <t>` -> `title`."""
+    inner = match.group(1).strip()
+    titled = _TARGET.match(inner)
+    if titled:
+        return titled.group(1)
+    inner = inner.lstrip("!")  # `!name`: shown as written, not linked
+    if inner.startswith("~"):
+        inner = inner[1:].rsplit(".", 1)[-1]
+    return inner
+
+
 def _normalise(text: str | None) -> str:
     # Single newlines inside a paragraph become spaces; paragraph breaks stay.
+    # Sphinx roles become the text they show: the model reads prose, not markup.
     if not text:
         return ""
+    text = _ROLE.sub(_role_text, text)
     paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text.strip())]
     return "\n\n".join(_SPACE.sub(" ", p) for p in paragraphs if p)
 

@@ -147,7 +147,7 @@ class SchemaBuilder:
             return self.problem("inexact-bound", path, message)
         if meta.constraints:
             node = constrain(self, node, tp, path, meta.constraints)
-        if meta.description and "description" not in node.json:
+        if meta.description:  # the field's own words over its type's docstring
             node.json = ordered({**node.json, "description": meta.description})
         if meta.id_alias:  # the model sees `link-1`, the code the UUID (toolcast.aliases)
             json = marked(node.json, meta.id_alias, path, self.problems)

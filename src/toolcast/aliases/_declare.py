@@ -152,13 +152,15 @@ def marked(
 
 
 def described(fragment: dict[str, Any], description: str) -> dict[str, Any]:
-    """`fragment` with a field's `description` (an aliased field keeps its note last)."""
+    """`fragment` with a field's `description` (an aliased field keeps its note last).
+
+    The field's own description replaces its type's (a class docstring): it says
+    what this field means, the docstring only what the type is.
+    """
     prefix = fragment.get(ALIAS_KEYWORD)
     if isinstance(prefix, str):
         said = f"{description} {fragment.get('description', '')}"
         return _ordered(alias_fragment(prefix, fragment, said))
-    if "description" in fragment:
-        return fragment
     return {**fragment, "description": description}
 
 
