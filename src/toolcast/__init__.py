@@ -21,6 +21,7 @@ from toolcast.aliases._declare import Alias
 from toolcast.errors import (
     CatalogError,
     ResponseFormatError,
+    ToolCallError,
     ToolcastError,
     ToolDefinitionError,
     ToolError,
@@ -52,6 +53,7 @@ __all__ = [
     "TextPart",
     "Tool",
     "ToolCall",
+    "ToolCallError",
     "ToolContext",
     "ToolDefinitionError",
     "ToolError",

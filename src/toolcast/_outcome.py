@@ -8,6 +8,7 @@ from typing import Any, Literal, TypeAlias
 
 from toolcast._content import ContentPart, JsonPart, TextPart
 from toolcast._cost import Cost
+from toolcast.errors import ToolCallError
 
 __all__ = ("ErrorKind", "ToolFailure", "ToolOutcome", "refused_call", "with_costs")
 
@@ -72,6 +73,23 @@ class ToolOutcome:
             envelope = next((p.value for p in self.content if isinstance(p, JsonPart)), None)
             return envelope.get("result") if isinstance(envelope, dict) else None
         return value
+
+    def raise_for_error(self) -> ToolOutcome:
+        """This outcome when the call succeeded; else raise `ToolCallError`.
+
+        For hosts that want an exception rather than an error result (as httpx's
+        `raise_for_status`): `value = tool.invoke_sync(args).raise_for_error().value`.
+        The exception carries the outcome and the model-facing message; an
+        exception the tool raised is its `__cause__`.
+
+        Raises:
+            ToolCallError: `is_error` is true.
+        """
+        if not self.is_error:
+            return self
+        kind = self.error.kind if self.error is not None else None
+        message = self.error.message if self.error is not None else self.text
+        raise ToolCallError(self, kind=kind, message=message) from self.exception
 
     @classmethod
     def failure(

@@ -6,6 +6,7 @@ ToolcastError
 ├─ CatalogError            catalog names collide or a lookup is impossible
 ├─ UnsupportedSchemaError  a schema cannot be expressed for one provider
 ├─ ResponseFormatError     a provider response is not in the shape its wire format documents
+├─ ToolCallError           `ToolOutcome.raise_for_error()`: a call's outcome is an error
 └─ ToolError               raised *by a tool* to send a deliberate message to the model
 ```
 
@@ -17,11 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = (
     "CatalogError",
     "DefinitionProblem",
     "ResponseFormatError",
+    "ToolCallError",
     "ToolDefinitionError",
     "ToolError",
     "ToolcastError",
@@ -99,6 +102,33 @@ class ResponseFormatError(ToolcastError, ValueError):
         """What is wrong there, e.g. `is missing`."""
         where = f": {path} " if path else " "
         super().__init__(f"{provider} {noun}{where}{problem}")
+
+
+class ToolCallError(ToolcastError):
+    """A call's outcome is an error, raised for a host that wants an exception.
+
+    Raised by `ToolOutcome.raise_for_error()` (httpx's `raise_for_status` is the
+    model). The outcome is kept whole in `outcome`; `message` is what the model
+    would read. When the tool itself raised, that exception is the `__cause__`.
+
+    Example:
+        >>> tool.invoke_sync('{"a": "x"}').raise_for_error()
+        Traceback (most recent call last):
+        toolcast.errors.ToolCallError: Tool call 'add' failed (invalid_arguments): ...
+    """
+
+    def __init__(self, outcome: Any, *, kind: str | None = None, message: str = "") -> None:
+        # `outcome` is a `ToolOutcome`; typed loosely so this leaf module imports nothing.
+        self.outcome = outcome
+        """The failed `ToolOutcome`, as invoking returned it."""
+        self.kind = kind
+        """Why it failed (`invalid_arguments`, `timeout`, ...), from `outcome.error`."""
+        self.message = message
+        """The model-facing message."""
+        self.tool_name: str = outcome.tool_name
+        self.call_id: str | None = outcome.call_id
+        why = f" ({kind})" if kind else ""
+        super().__init__(f"Tool call '{self.tool_name}' failed{why}: {message}")
 
 
 class ToolError(ToolcastError):

@@ -200,6 +200,8 @@ class Catalog:
         self._selectors: dict[tuple[str, tuple[str, ...]], Tool] = {}
         self._lock = threading.RLock()
         self._layout = CatalogLayout(self._order, self._toolboxes, self._box_of, self._scoped)
+        if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+            raise TypeError(_not_a_list(items))
         for item in items:
             self.add(item)
 
@@ -563,3 +565,17 @@ def _strings(values: Iterable[str] | None, what: str) -> list[str]:
         msg = f"{what} must be a list of strings, not a string."
         raise CatalogError(msg)
     return list(values)
+
+
+def _not_a_list(given: object) -> str:
+    """What to do when `Catalog(...)` gets one item instead of a list (as `format_tools`)."""
+    if isinstance(given, ModuleType):
+        return f"Pass a list of tools, not a module: Catalog.from_modules({given.__name__})."
+    kind = (
+        "class" if isinstance(given, type)
+        else "Tool" if isinstance(given, Tool)
+        else "function" if callable(given)
+        else type(given).__name__
+    )  # fmt: skip
+    name = getattr(given, "__name__", None) or getattr(getattr(given, "spec", None), "name", "")
+    return f"Pass a list of tools, not one {kind}: Catalog([{name or '...'}])."

@@ -96,10 +96,7 @@ INT_BASE = cs.union_schema(
 _DATE = r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
 _CLOCK_GROUPS = r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?"
 _OFFSET_GROUP = r"([Zz]|[+-][0-9]{2}:[0-9]{2})"
-_TIME = _CLOCK_GROUPS + _OFFSET_GROUP
 _DATE_RE = re.compile(rf"{_DATE}\Z")
-_TIME_RE = re.compile(rf"{_TIME}\Z")
-_DATETIME_RE = re.compile(rf"{_DATE}[Tt]{_TIME}\Z")
 _NAIVE_TIME_RE = re.compile(rf"{_CLOCK_GROUPS}{_OFFSET_GROUP}?\Z")
 _NAIVE_DATETIME_RE = re.compile(rf"{_DATE}[Tt]{_CLOCK_GROUPS}{_OFFSET_GROUP}?\Z")
 _UUID_RE = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\Z")
@@ -153,17 +150,6 @@ def _tz(text: str | None) -> dt.tzinfo | None:
 
 def _micro(frac: str | None) -> int:
     return int((frac or "0")[:6].ljust(6, "0"))
-
-
-def parse_datetime(value: str) -> dt.datetime:
-    m = _DATETIME_RE.match(value)
-    try:
-        if m is None:
-            raise ValueError
-        y, mo, d, h, mi, s, frac, tz = m.groups()
-        return dt.datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), _micro(frac), _tz(tz))
-    except ValueError:
-        raise _format_error("an RFC 3339 date-time", "2024-05-01T09:30:00Z") from None
 
 
 def _without_newline(value: str, offset_at: int, regex: re.Pattern[str]) -> re.Match[str] | None:
@@ -252,17 +238,6 @@ def parse_date(value: str) -> dt.date:
         return dt.date(*(int(g) for g in m.groups()))
     except ValueError:
         raise _format_error("a date", "2024-05-01") from None
-
-
-def parse_time(value: str) -> dt.time:
-    m = _TIME_RE.match(value)
-    try:
-        if m is None:
-            raise ValueError
-        h, mi, s, frac, tz = m.groups()
-        return dt.time(int(h), int(mi), int(s), _micro(frac), _tz(tz))
-    except ValueError:
-        raise _format_error("an RFC 3339 time with offset", "09:30:00Z") from None
 
 
 _DATE_UNITS = {"W": 604800, "D": 86400}
