@@ -57,6 +57,7 @@ from toolcast.providers._schema import (
     walk,
     widen_tuples,
 )
+from toolcast.providers._shapes import expect
 from toolcast.providers._streams import anthropic_calls
 
 __all__ = (
@@ -440,6 +441,7 @@ def parse_calls(response: Any) -> list[ToolCall]:
         if isinstance(content, (list, tuple)):  # a message-like object of the host's
             response = {"content": content}
     data = materialize(response, _WIRE)
+    expect(_WIRE, "anthropic", data)
     if isinstance(data, list):
         if any(isinstance(item, Mapping) and _is_event(item.get("type")) for item in data):
             return anthropic_calls(data)
@@ -547,6 +549,7 @@ class Model(Adapter):
     async def complete(self, request: ModelRequest) -> ModelTurn:
         """Send one request; the turn's message holds the response's content blocks."""
         data = plain(await self.send(**self.request(request)))
+        expect(_WIRE, "anthropic", data)
         message = {"role": "assistant", "content": data.get("content") or []}
         return ModelTurn(
             message,

@@ -21,7 +21,7 @@ from toolcast._spec import ToolCall, ToolSpec
 from toolcast.loop._model import ModelRequest, ModelTurn
 from toolcast.providers import anthropic
 from toolcast.providers._adapter import StrictAdapter, choice_of, usage_of
-from toolcast.providers._common import answer_all, check_names, require_id
+from toolcast.providers._common import answer_all, check_names, require_id, to_plain
 from toolcast.providers._projection import (
     Projection,
     ToolChoice,
@@ -31,6 +31,7 @@ from toolcast.providers._projection import (
     specs_of,
 )
 from toolcast.providers._read import Wire, describe
+from toolcast.providers._shapes import expect
 from toolcast.providers._streams import bedrock_calls
 
 __all__ = (
@@ -141,7 +142,10 @@ def parse_calls(response: Any) -> list[ToolCall]:
     """
     if isinstance(response, (str, bytes, bytearray)):
         _WIRE.fail("", "is text; pass the converse() response, its message or its content")
+    if hasattr(response, "model_dump"):  # another SDK's object: read as its data
+        response = to_plain(response)
     if isinstance(response, Mapping):
+        expect(_WIRE, "bedrock", response)
         if "stream" in response:
             return bedrock_calls(response["stream"])
         where = ""
@@ -154,6 +158,7 @@ def parse_calls(response: Any) -> list[ToolCall]:
         content = _WIRE.seq(message.get("content"), at)
     elif isinstance(response, Iterable):
         items = list(response)
+        expect(_WIRE, "bedrock", [to_plain(item) for item in items])
         if any(_is_event(item) for item in items):
             return bedrock_calls(items)
         content, at = items, ""
@@ -275,6 +280,7 @@ class Model(StrictAdapter):
     async def complete(self, request: ModelRequest) -> ModelTurn:
         """Send one request; the turn's message is `output.message` as returned."""
         data = await self.send(**self.request(request))
+        expect(_WIRE, "bedrock", data)
         reply = dict((data.get("output") or {}).get("message") or {})
         message = {"role": "assistant", "content": list(reply.get("content") or [])}
         text = "".join(b["text"] for b in message["content"] if isinstance(b.get("text"), str))

@@ -51,6 +51,7 @@ from toolcast.providers._schema import (
     walk,
     widen_tuples,
 )
+from toolcast.providers._shapes import expect
 from toolcast.providers.anthropic import object_root
 
 __all__ = (
@@ -345,7 +346,9 @@ def parse_calls(response: Any) -> list[ToolCall]:
             `functionCalls` that is a string, a part that is not an object).
     """
     calls: list[ToolCall] = []
-    for path, part in _parts_of(materialize(response, _WIRE, "python"), ""):
+    plain_response = materialize(response, _WIRE, "python")
+    expect(_WIRE, "gemini", plain_response)
+    for path, part in _parts_of(plain_response, ""):
         part = _WIRE.obj(part, path)
         call = _get(part, "function_call", "functionCall")
         if call is None:
@@ -558,6 +561,7 @@ class Model(Adapter):
     async def complete(self, request: ModelRequest) -> ModelTurn:
         """Send one request; the turn is the model's content, signatures kept."""
         data = plain(await self.send(**self.request(request)))
+        expect(_WIRE, "gemini", data)
         candidates = _get(data, "candidates") or [{}]
         parts = _get(_get(candidates[0], "content") or {}, "parts") or []
         text = "".join(p["text"] for p in parts if "text" in p and not p.get("thought"))

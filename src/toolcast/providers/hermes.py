@@ -25,7 +25,7 @@ from toolcast._content import ImagePart, JsonPart
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.errors import ResponseFormatError
-from toolcast.providers._common import answer_all
+from toolcast.providers._common import answer_all, to_plain
 from toolcast.providers._hermes_text import ParsedText
 from toolcast.providers._hermes_text import parse_text as _parse_text
 from toolcast.providers._projection import (
@@ -36,7 +36,8 @@ from toolcast.providers._projection import (
     normalize_choice,
     specs_of,
 )
-from toolcast.providers._read import describe
+from toolcast.providers._read import Wire, describe
+from toolcast.providers._shapes import expect
 
 __all__ = (
     "Dialect",
@@ -49,6 +50,8 @@ __all__ = (
     "parse_text",
     "project",
 )
+
+_WIRE = Wire("Hermes")
 
 TARGET = "hermes"
 
@@ -178,7 +181,26 @@ def parse_calls(
     Raises:
         ResponseFormatError: `response` holds no text to read.
     """
+    if not isinstance(response, str):
+        _not_structured(response)
     return list(parse_text(_text_of(response), id_prefix=id_prefix, tools=tools).calls)
+
+
+def _not_structured(response: Any) -> None:
+    """Refuse a provider response whose calls are structured: reading its text loses them."""
+    if not isinstance(response, Mapping) and not hasattr(response, "model_dump"):
+        return
+    try:
+        data = to_plain(response)
+    except (TypeError, ValueError, RecursionError):
+        return
+    expect(_WIRE, "hermes", data)
+    if isinstance(data, Mapping) and data.get("tool_calls"):
+        _WIRE.fail(
+            "tool_calls",
+            "holds calls the server already parsed: read them with "
+            "toolcast.providers.openai_chat (or ollama, mistral), not as text",
+        )
 
 
 def parse_text(

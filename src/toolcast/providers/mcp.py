@@ -41,6 +41,7 @@ from toolcast.providers._projection import (
     specs_of,
 )
 from toolcast.providers._read import Wire
+from toolcast.providers._shapes import expect
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -316,6 +317,7 @@ def parse_calls(request: Any) -> list[ToolCall]:
 def _parse_one(item: Any, index: int, path: str) -> ToolCall | None:
     at = f"{path}." if path else ""
     item = _WIRE.obj(_wire(item), path)
+    expect(_WIRE, "mcp", item)
     method = item.get("method")
     if method is not None:
         if method != "tools/call":

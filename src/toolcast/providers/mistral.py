@@ -54,6 +54,7 @@ from toolcast.providers._projection import (
     specs_of,
 )
 from toolcast.providers._read import Wire
+from toolcast.providers._shapes import expect
 from toolcast.providers.openai_chat import invoke_options
 
 __all__ = (
@@ -187,6 +188,7 @@ def parse_calls(response: Any, *, ids: CallIds | None = None, choice: int = 0) -
         ResponseFormatError: the response is not in the Mistral chat shape.
     """
     data = materialize(response, _WIRE)
+    expect(_WIRE, "chat", data)
     if isinstance(data, list) and any(
         isinstance(i, Mapping) and ("choices" in i or "data" in i) for i in data
     ):
@@ -359,6 +361,7 @@ class Model(StrictAdapter):
     async def complete(self, request: ModelRequest) -> ModelTurn:
         """Send one request; the turn's message is the assistant message as sent back."""
         data = plain(await self.send(**self.request(request)))
+        expect(_WIRE, "chat", data)
         picked = (data.get("choices") or [{}])[0]
         reply = picked.get("message") or {}
         content = reply.get("content")

@@ -48,6 +48,7 @@ from toolcast.providers._projection import (
 )
 from toolcast.providers._read import Wire
 from toolcast.providers._refs import inline_refs
+from toolcast.providers._shapes import expect
 
 __all__ = (
     "Model",
@@ -255,6 +256,7 @@ def parse_calls(response: Any) -> list[ToolCall]:
         ResponseFormatError: the response is not in Ollama's chat shape.
     """
     data = materialize(response, _WIRE)
+    expect(_WIRE, "ollama", data)
     chunks = data if isinstance(data, list) else [data]
     calls = []
     for number, chunk in enumerate(chunks):
@@ -355,6 +357,7 @@ class Model(Adapter):
     async def complete(self, request: ModelRequest) -> ModelTurn:
         """Send one request; calls get fresh ids (Ollama sends none)."""
         data = plain(await self.send(**self.request(request)))
+        expect(_WIRE, "ollama", data)
         reply = data.get("message") or {}
         message = {k: v for k, v in reply.items() if k in _KEPT}
         message["role"] = "assistant"

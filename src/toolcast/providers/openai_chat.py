@@ -53,6 +53,7 @@ from toolcast.providers._servers import (
     server_cut_call_off,
     tool_prompt,
 )
+from toolcast.providers._shapes import expect
 
 __all__ = (
     "PROFILES",
@@ -156,6 +157,7 @@ def parse_calls(response: Any, *, choice: int = 0) -> list[ToolCall]:
             with an error result.
     """
     data = materialize(response, _WIRE)
+    expect(_WIRE, "chat", data)
     if isinstance(data, list):
         if any(isinstance(item, Mapping) and "choices" in item for item in data):
             stream = CallAccumulator(choice=choice)
@@ -386,6 +388,7 @@ class Model(Adapter):
             call = ToolCall(f"call_cut_off_{self._cut_offs}", "", "", {"error": CUT_OFF_MESSAGE})
             message = format_assistant_message([call])
             return ModelTurn(message=message, calls=(call,), finish_reason="length")
+        expect(_WIRE, "chat", data)
         picked = (data.get("choices") or [{}])[0]
         reply = picked.get("message") or {}
         text = reply.get("content") or ""

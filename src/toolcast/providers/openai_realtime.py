@@ -39,6 +39,7 @@ from toolcast.providers._projection import (
     specs_of,
 )
 from toolcast.providers._read import Wire
+from toolcast.providers._shapes import expect
 
 __all__ = (
     "format_results",
@@ -156,6 +157,7 @@ def parse_calls(events: Any) -> list[ToolCall]:
             `function_call` has no `call_id`.
     """
     data = materialize(events, _WIRE)
+    expect(_WIRE, "realtime", data)
     calls: list[ToolCall] = []
     slot_of: dict[str, int] = {}
     for number, item in enumerate(data if isinstance(data, list) else [data]):

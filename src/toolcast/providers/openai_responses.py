@@ -48,6 +48,7 @@ from toolcast.providers._projection import (
     specs_of,
 )
 from toolcast.providers._read import Wire, describe
+from toolcast.providers._shapes import expect
 from toolcast.providers.openai_chat import invoke_options
 
 __all__ = (
@@ -139,6 +140,7 @@ def parse_calls(response: Any) -> list[ToolCall]:
             `function_call` has no `call_id` (results are correlated by it).
     """
     data = materialize(response, _WIRE)
+    expect(_WIRE, "responses", data)
     if isinstance(data, list):
         if any(_is_event(item) for item in data):
             stream = CallAccumulator()
@@ -347,6 +349,7 @@ class Model(StrictAdapter):
     async def complete(self, request: ModelRequest) -> ModelTurn:
         """Send one request; the turn holds the response's output items."""
         data = plain(await self.send(**self.request(request)))
+        expect(_WIRE, "responses", data)
         items = list(data.get("output") or ())
         text = "".join(
             text_of(item.get("content"), kind="output_text")
