@@ -100,6 +100,11 @@ def _mapping_family(data: Mapping[str, Any]) -> str | None:
         return "bedrock"
     if _has(data, "toolUse", "stopReason", "ResponseMetadata", *_BEDROCK_EVENTS):
         return "bedrock"
+    stream = data.get("stream")
+    if isinstance(stream, (list, tuple)) and any(
+        isinstance(event, Mapping) and _has(event, *_BEDROCK_EVENTS) for event in stream[:64]
+    ):
+        return "bedrock"  # converse_stream()'s response, its events already read
     if "message" in data and _has(data, "done", "created_at", "done_reason"):
         return "ollama"
     return None

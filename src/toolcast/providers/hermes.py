@@ -188,10 +188,13 @@ def parse_calls(
 
 def _not_structured(response: Any) -> None:
     """Refuse a provider response whose calls are structured: reading its text loses them."""
-    if not isinstance(response, Mapping) and not hasattr(response, "model_dump"):
-        return
     try:
-        data = to_plain(response)
+        if isinstance(response, (list, tuple)):  # stream chunks or events
+            data: Any = [to_plain(item) for item in response]
+        elif isinstance(response, Mapping) or hasattr(response, "model_dump"):
+            data = to_plain(response)
+        else:
+            return
     except (TypeError, ValueError, RecursionError):
         return
     expect(_WIRE, "hermes", data)

@@ -159,7 +159,10 @@ def parse_calls(response: Any, *, choice: int = 0) -> list[ToolCall]:
     data = materialize(response, _WIRE)
     expect(_WIRE, "chat", data)
     if isinstance(data, list):
-        if any(isinstance(item, Mapping) and "choices" in item for item in data):
+        # Mistral's SDK wraps each chunk as {"data": chunk}: one shape, read as one.
+        if any(
+            isinstance(item, Mapping) and ("choices" in item or "data" in item) for item in data
+        ):
             stream = CallAccumulator(choice=choice)
             for chunk in data:
                 stream.add(chunk)
