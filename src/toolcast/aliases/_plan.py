@@ -9,6 +9,7 @@ structured result (UUIDs to register). Values are plain JSON data.
 
 from __future__ import annotations
 
+import contextvars
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -85,8 +86,58 @@ def compile_plan(schema: Mapping[str, Any] | None) -> Plan | None:
         return None
     defs = schema.get("$defs") or schema.get("definitions") or {}
     refs: dict[str, Plan] = {}
-    plan = _compile(schema, defs, refs)
+    token = _MARKED_DEFS.set(_marked_defs(defs))
+    try:
+        plan = _compile(schema, defs, refs)
+    finally:
+        _MARKED_DEFS.reset(token)
     return None if plan is None or plan.empty() else plan
+
+
+_MARKED_DEFS: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
+    "toolcast_marked_defs", default=frozenset()
+)
+"""While a plan compiles (per thread and task): the definitions that mark a fragment, through `$ref`s too."""
+
+
+def _refs_in(node: Any) -> set[str]:
+    """The local definition names `node` refers to (iterative: no recursion limit)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, Mapping):
+            ref = item.get("$ref")
+            if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
+                found.add(ref.rsplit("/", 1)[1])
+            stack.extend(v for k, v in item.items() if k not in ("enum", "const", "default"))
+    return found
+
+
+def _marked_defs(defs: Mapping[str, Any]) -> frozenset[str]:
+    """Definitions with a mark of their own or behind a `$ref` (a recursive type's id).
+
+    Issue 21, defect 6: a self-referencing model's nested ids sit behind `$ref`s
+    (`"children": {"items": {"$ref": "#/$defs/Node"}}`), which `has_marks` does not
+    follow; without this the plan stopped at the first `$ref`. A fixpoint over the
+    reference graph: it ends on cycles, each definition scanned once.
+    """
+    uses = {name: _refs_in(body) for name, body in defs.items()}
+    marked = {name for name, body in defs.items() if has_marks(body)}
+    changed = True
+    while changed:
+        changed = False
+        for name, targets in uses.items():
+            if name not in marked and targets & marked:
+                marked.add(name)
+                changed = True
+    return frozenset(marked)
+
+
+def _marked(node: Any) -> bool:
+    return has_marks(node) or bool(_refs_in(node) & _MARKED_DEFS.get())
 
 
 def _compile(node: Any, defs: Mapping[str, Any], refs: dict[str, Plan]) -> Plan | None:
@@ -98,14 +149,14 @@ def _compile(node: Any, defs: Mapping[str, Any], refs: dict[str, Plan]) -> Plan 
         if name in refs:
             return refs[name]
         target = defs.get(name)
-        if not has_marks(target):
+        if not _marked(target):
             return None
         plan = refs[name] = Plan()  # placeholder first: the definition may recurse
         found = _compile(target, defs, refs)
         if found is not None:
             _merge(plan, found)
         return plan
-    if not has_marks(node):
+    if not _marked(node):
         return None
     plan = Plan()
     prefix = node.get(ALIAS_KEYWORD)
@@ -125,11 +176,18 @@ def _compile(node: Any, defs: Mapping[str, Any], refs: dict[str, Plan]) -> Plan 
     extra = node.get("additionalProperties")
     if isinstance(extra, Mapping):
         plan.values = _compile(extra, defs, refs)
-    for keyword in ("anyOf", "oneOf", "allOf"):
-        for branch in node.get(keyword) or ():
-            found = _compile(branch, defs, refs)
-            if found is not None:
-                _merge(plan, found)
+    branches = [
+        found
+        for keyword in ("anyOf", "oneOf", "allOf")
+        for branch in node.get(keyword) or ()
+        if (found := _compile(branch, defs, refs)) is not None
+    ]
+    if len(branches) == 1 and plan.empty():
+        # `T | None` around a recursive `$ref`: share the definition's plan, which
+        # may still be filling in (a copy taken now would miss the deeper levels).
+        return branches[0]
+    for found in branches:
+        _merge(plan, found)
     return plan
 
 
