@@ -97,7 +97,8 @@ def compile_plan(schema: Mapping[str, Any] | None) -> Plan | None:
 _MARKED_DEFS: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
     "toolcast_marked_defs", default=frozenset()
 )
-"""While a plan compiles (per thread and task): the definitions that mark a fragment, through `$ref`s too."""
+"""While a plan compiles (per thread and task): the definitions that mark a
+fragment, through `$ref`s too."""
 
 
 def _refs_in(node: Any) -> set[str]:
