@@ -214,7 +214,10 @@ def test_defect_7_two_equal_toolspecs_hash_equally(spec: ToolSpec) -> None:
     assert hash(again) == hash(spec)
     assert {spec: 1}[again] == 1
     schema = {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}}
-    reordered = {"properties": {"n": {"type": "integer"}, "q": {"type": "string"}}, "type": "object"}
+    reordered = {
+        "properties": {"n": {"type": "integer"}, "q": {"type": "string"}},
+        "type": "object",
+    }
     first = Tool.from_schema("find", "Find.", schema, len).spec
     second = Tool.from_schema("find", "Find.", reordered, len).spec
     assert first == second
