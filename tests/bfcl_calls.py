@@ -3,8 +3,8 @@
 An answer lists the acceptable values of each argument (`""`: may be left out;
 a nested object's answer lists its keys' values the same way). `arguments` picks,
 per argument, the first acceptable value the argument's schema accepts, or leaves
-an optional argument out when `""` is acceptable (with `omit`, whenever it is); an answer with no such choice
-for some argument lies outside the schema and gives None.
+an optional argument out when `""` is acceptable (with `omit`, whenever it is);
+an answer with no such choice for some argument lies outside the schema: None.
 """
 
 from __future__ import annotations
