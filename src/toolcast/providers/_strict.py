@@ -169,8 +169,12 @@ def _strict_object(
         block(path, "patternProperties", _FREE_KEYS.format(where, "patternProperties"))
     if "additionalProperties" not in node:
         if node.get("properties") or not path:
-            detail = f"The object at {where} had no additionalProperties; closed."
-            notes.append(ConversionNote(path, "additionalProperties", "rewritten", detail))
+            # Closing narrows: the tool takes other keys, the model may no longer send them.
+            detail = (
+                f"The object at {where} had no additionalProperties; closed, so the model "
+                "can send only the declared keys (the tool itself accepts others)."
+            )
+            notes.append(ConversionNote(path, "additionalProperties", "narrowed", detail))
         else:
             block(path, "additionalProperties", _FREE_KEYS.format(where, "any keys"))
     elif (extra := node["additionalProperties"]) is not False:
