@@ -9,11 +9,14 @@ shape, so the target's `parse_calls` reads them as it reads a real reply.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import jsonschema_rs
+
+from toolcast._define._nulls import accepts_null, local_ref
 
 from toolcast import ToolCall
 from toolcast.providers import (
@@ -138,6 +141,36 @@ class Schema:
             whole = {k: v for k, v in self.root.items() if k in ("$defs", "definitions")}
             self._branches[key] = (branch, jsonschema_rs.validator_for({**whole, **branch}))
         return bool(self._branches[key][1].is_valid(value))
+
+    def with_nulls(self, value: Any, node: Any = None) -> Any:
+        """`value` with null for each optional key left out whose schema accepts null.
+
+        Read on a canonical schema: what a strict model sends for such a key (it must
+        send the key, and null is a value there), as a canonical value.
+        """
+        node = self._resolve(self.root if node is None else node)
+        if not isinstance(node, dict):
+            return value
+        for keyword in ("anyOf", "oneOf"):
+            for branch in node.get(keyword) or ():
+                if self._branch_accepts(self._resolve(branch), value):
+                    return self.with_nulls(value, branch)
+        if isinstance(value, dict) and isinstance(node.get("properties"), dict):
+            props = node["properties"]
+            out = {k: self.with_nulls(v, props[k]) if k in props else v for k, v in value.items()}
+            resolve = functools.partial(local_ref, self.root)
+            for key, sub in props.items():
+                if key not in out and accepts_null(sub, resolve):
+                    out[key] = None
+            return out
+        if isinstance(value, list):
+            prefix = node.get("prefixItems") or []
+            items = node.get("items")
+            return [
+                self.with_nulls(v, prefix[i] if i < len(prefix) else items)
+                for i, v in enumerate(value)
+            ]
+        return value
 
     def spell(self, value: Any, node: Any = None) -> Any:
         """`value` with every declared key present (null when left out), as strict asks."""

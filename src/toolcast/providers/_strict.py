@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from toolcast._define._nulls import accepts_null, local_ref
 from toolcast._json import JsonSchema
@@ -208,13 +208,18 @@ def _strict_optional(
     # invoker can drop it and apply the default without guessing.
     had_null = accepts_null(sub, resolve)
     default = sub.pop("default", None)
+    action: Literal["narrowed", "rewritten"]
     if had_null:
         sentence = "" if default is None else describe("default", default)
+        # Narrowing: the model must send the key, and null is a value here, so
+        # "not given" (and with it a default) cannot be said.
+        action = "narrowed"
         detail = (
             f"Optional property {name!r} is required in strict mode; it already "
-            "accepts null, which keeps its meaning."
+            "accepts null, which keeps its meaning, so the model cannot leave it out."
         )
     else:
+        action = "rewritten"
         sub = _nullable(sub)
         sentence = (
             "Optional: send null to leave it out."
@@ -226,7 +231,7 @@ def _strict_optional(
             f"Optional property {name!r} is required in strict mode and accepts "
             f"null; null means {meaning}."
         )
-    notes.append(ConversionNote(path, "required", "rewritten", detail))
+    notes.append(ConversionNote(path, "required", action, detail))
     if default is not None:
         detail = f"default {json_text(default)} is not allowed in strict mode: {sentence!r}"
         notes.append(ConversionNote(path, "default", "moved_to_description", detail))
