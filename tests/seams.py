@@ -16,9 +16,8 @@ from typing import Any
 
 import jsonschema_rs
 
-from toolcast._define._nulls import accepts_null, local_ref
-
 from toolcast import ToolCall
+from toolcast._define._nulls import accepts_null, local_ref
 from toolcast.providers import (
     anthropic,
     bedrock,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import itertools
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -316,17 +317,29 @@ def _mutations(value: Any) -> Iterator[Any]:
             yield {**value, key: [{**item[0], "zz_unknown": 0}, *item[1:]]}
 
 
-def _check(target: str, case: Case, value: Any) -> None:
+_SCHEMAS: dict[int, tuple[Any, Schema]] = {}
+
+
+def _schema_of(owner: Any, schema: Any) -> Schema:
+    """One `Schema` per projection or case (the owner is kept, so its id stays its own)."""
+    found = _SCHEMAS.get(id(owner))
+    if found is None or found[0] is not owner:
+        found = _SCHEMAS[id(owner)] = (owner, Schema(schema))
+    return found[1]
+
+
+def _check(target: str, case: Case, value: Any, *, mutations: int = 99) -> None:
+    """The agreement property for one value; `mutations` bounds the reverse direction."""
     module = TARGETS[target]
     projection = module.project(case.tool)
-    projected = Schema(parameters(projection))
+    projected = _schema_of(projection, parameters(projection))
     counts = COUNTS[target]
     if target in ALL_REQUIRED and projection.definition and _all_required(projected.root):
         # Under strict every key is sent: an optional key that accepts null, left out,
         # can only be sent as null, a value (docs/providers/index.md, "Null under
         # strict"). The projection reports that narrowing; the value then compared is
         # the one with those nulls.
-        filled = Schema(case.schema).with_nulls(value)
+        filled = _schema_of(case, case.schema).with_nulls(value)
         if filled != value:
             assert narrowings(projection), (target, case.tool.name, value, projection.notes)
             counts["absence not expressible (reported narrowing)"] += 1
@@ -342,7 +355,7 @@ def _check(target: str, case: Case, value: Any) -> None:
         # The projection forbids a value the tool accepts: a narrowing it must report.
         assert narrowings(projection), (target, case.tool.name, sent, projection.notes)
         counts["forbidden by a reported narrowing"] += 1
-    for mutated in _mutations(value):
+    for mutated in itertools.islice(_mutations(value), mutations):
         spelled = projected.spell(mutated)
         if projected.accepts(spelled):
             continue
@@ -408,3 +421,116 @@ def _print_counts(request: pytest.FixtureRequest) -> None:
     plugin = Summary()
     if not request.config.pluginmanager.is_registered(plugin):
         request.config.pluginmanager.register(plugin, "toolcast-seams-agreement")
+
+
+# -- the defects of issue 21 in this scope ---------------------------------------------
+
+
+def _case(name: str) -> Case:
+    return next(case for case in cases() if case.tool.name == name)
+
+
+@pytest.mark.parametrize("target", ALL_REQUIRED)
+def test_defect1_strict_null_means_not_given_for_from_schema_tools(target: str) -> None:
+    weather = _case("weather")
+    sent = {"city": "Oslo", "unit": None, "days": None, "note": None}
+    ok, handed, message = through(target, weather, sent)
+    assert ok, message
+    # unit and days: not given; note accepts null, so its null is a value.
+    assert handed == {"city": "Oslo", "note": None}
+    # At every depth: nested objects, array items, behind $ref, a union's branch.
+    nested = {
+        "query": "q",
+        "filters": {"tag": None, "min_score": None, "flags": None},
+        "rows": [{"id": 1, "label": None, "maybe": None}, {"id": 2, "label": "x", "maybe": 3}],
+    }
+    ok, handed, message = through(target, _case("nested"), nested)
+    assert ok, message
+    assert handed == {
+        "query": "q",
+        "filters": {},
+        "rows": [{"id": 1, "maybe": None}, {"id": 2, "label": "x", "maybe": 3}],
+    }
+    refs = {
+        "home": {"street": "s", "zip": None, "floor": None},
+        "others": [{"street": "t", "zip": None, "floor": 2}],
+        "code": None,
+    }
+    ok, handed, message = through(target, _case("refs"), refs)
+    assert ok, message
+    assert handed == {
+        "home": {"street": "s"},
+        "others": [{"street": "t", "floor": 2}],
+        "code": None,
+    }
+    union = {"target": {"kind": "user", "name": "ann", "age": None}, "mode": None}
+    ok, handed, message = through(target, _case("union"), union)
+    assert ok, message
+    assert handed == {"target": {"kind": "user", "name": "ann"}}
+    # A null for a required property is still refused, naming it.
+    ok, _, message = through(target, weather, {"city": None})
+    assert not ok
+    assert "'city'" in message
+
+
+def test_defect1_without_the_strict_mark_null_is_checked_as_the_schema_says() -> None:
+    weather = _case("weather")
+    outcome = weather.tool.invoke_sync({"city": "Oslo", "unit": None})
+    assert outcome.is_error
+    assert "'unit'" in outcome.text
+    # Targets without strict's all-required form do not mark their calls.
+    for target in set(TARGETS) - set(ALL_REQUIRED):
+        ok, _, message = through(target, weather, {"city": "Oslo", "unit": None})
+        assert not ok, target
+        assert "'unit'" in message
+
+
+@pytest.mark.parametrize("target", ALL_REQUIRED)
+def test_defect1_typed_tools_follow_the_same_rule(target: str) -> None:
+    case = _case("order")
+    sent = {
+        "lines": [{"sku": "a", "qty": None, "gift": None}],
+        "shipping": {"city": "Oslo", "express": None},
+        "priority": None,
+        "coupon": None,
+        "note": None,
+    }
+    ok, handed, message = through(target, case, sent)
+    assert ok, message
+    # Left out, so Python's defaults apply (priority "low", note ""); coupon's null
+    # is a value (`str | None`), and a field's default fills a dataclass (qty 1).
+    assert handed == {
+        "lines": [Line("a", 1, None)],
+        "shipping": {"city": "Oslo"},
+        "coupon": None,
+    }
+
+
+def test_defect1_projection_and_invoker_share_one_test_of_null() -> None:
+    # A $ref to a nullable definition accepts null: strict keeps null's meaning and
+    # says so (a narrowing), and the invoker keeps the null as a value.
+    projection = TARGETS["openai_chat"].project(_case("refs").tool)
+    (code,) = [n for n in projection.notes if n.path == "/properties/code"]
+    assert code.action == "narrowed"
+    assert "keeps its meaning" in code.detail
+    (zip_note,) = [n for n in projection.notes if n.path == "/$defs/Address/properties/zip"]
+    assert zip_note.action == "rewritten"
+    assert "null means leaving it out" in zip_note.detail
+
+
+@pytest.mark.parametrize("target", ["openai_chat", "openai_responses", "mistral", "anthropic"])
+def test_defect5_closing_an_open_object_is_reported_as_narrowed(target: str) -> None:
+    case = _case("open_object")
+    projection = TARGETS[target].project(case.tool)
+    assert projection.strict
+    closing = [n for n in projection.notes if n.keyword == "additionalProperties"]
+    assert {n.path for n in closing} == {"", "/properties/meta"}
+    assert {n.action for n in closing} == {"narrowed"}
+    assert all("only the declared keys" in n.detail for n in closing)
+    # It is a narrowing: the tool takes a key the projection forbids the model to send.
+    extra = {"title": "t", "extra": 1}
+    assert case.tool.invoke_sync(extra).is_error is False
+    assert not Schema(parameters(projection)).accepts(Schema(parameters(projection)).spell(extra))
+    # A closed object stays unreported: closing it changes nothing.
+    weather = TARGETS[target].project(_case("weather").tool)
+    assert not [n for n in weather.notes if n.keyword == "additionalProperties"]

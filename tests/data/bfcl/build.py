@@ -43,11 +43,15 @@ def main(data: Path) -> None:
     for category in _SINGLE_TURN:
         name = f"BFCL_v4_{category}.json"
         answers_path = data / "possible_answer" / name
-        answers = {a["id"]: a["ground_truth"] for a in _lines(answers_path)} if answers_path.exists() else {}
+        answers = (
+            {a["id"]: a["ground_truth"] for a in _lines(answers_path)}
+            if answers_path.exists()
+            else {}
+        )
         for entry in _lines(data / name):
             by_name = {f["name"]: add(f, name) for f in entry["function"]}
             for call in answers.get(entry["id"], ()):
-                (called, arguments), = call.items()
+                ((called, arguments),) = call.items()
                 if called not in by_name:
                     continue
                 key = json.dumps([by_name[called], arguments], sort_keys=True)
@@ -59,7 +63,9 @@ def main(data: Path) -> None:
             function.pop("response", None)  # the result schema: not an input
             add(function, f"multi_turn_func_doc/{path.name}")
     document = {
-        "source": "bfcl-eval 2026.3.23 (PyPI), bfcl_eval/data; Berkeley Function Calling Leaderboard",
+        "source": (
+            "bfcl-eval 2026.3.23 (PyPI), bfcl_eval/data; Berkeley Function Calling Leaderboard"
+        ),
         "license": "Apache-2.0",
         "functions": functions,
         "calls": calls,
