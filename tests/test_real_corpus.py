@@ -9,6 +9,8 @@ ground-truth calls. Here, in the default suite:
 - every projection, for every target with an SDK type, is read by that SDK's type;
 - the agreement property (tests/test_seams_agreement.py) holds on every defined tool
   and target, for a few values per tool built from its schema;
+- the same, and a hypothesis property, on the 37 tools of four MCP servers published
+  on npm (tests/data/mcp_servers_tools.json, MIT: their `tools/list`, captured once);
 - every ground-truth call, spelled as each strict target's model must send it, is
   read by the target's `parse_calls` and accepted, and the handler receives the
   canonical arguments.
@@ -24,7 +26,9 @@ from __future__ import annotations
 
 import collections
 import functools
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anthropic.types as anthropic_types
@@ -34,6 +38,9 @@ import mcp.types as mcp_types
 import pytest
 from botocore.validate import ParamValidator
 from google.genai import types as genai_types
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
 from mistralai.client.models import Tool as MistralTool
 from openai.types.chat import ChatCompletionToolUnionParam
 from openai.types.realtime import RealtimeFunctionToolParam
@@ -169,6 +176,7 @@ SDK_CHECKS: dict[str, Any] = {
 def test_every_corpus_projection_is_read_by_the_sdk_type(target: str) -> None:
     tools, _ = defined()
     definitions = [dict(TARGETS[target].project(case.tool).definition) for case in tools.values()]
+    definitions += [dict(TARGETS[target].project(case.tool).definition) for case in mcp_cases()]
     check = SDK_CHECKS.get(target)
     if check is None:  # hermes: text in a prompt, no SDK type
         COUNTS["sdk types"][f"{target} (no SDK type)"] = len(definitions)
@@ -236,6 +244,60 @@ def test_agreement_on_every_corpus_tool(target: str) -> None:
             checked += 1
     COUNTS["agreement values"][target] = checked
     assert checked >= 2 * 1000
+
+
+# -- the tool lists of published MCP servers ------------------------------------------
+
+MCP_DATA = Path(__file__).parent / "data" / "mcp_servers_tools.json"
+
+
+@functools.cache
+def mcp_cases() -> tuple[Case, ...]:
+    """The captured `tools/list` of npm MCP servers, as `tools_from_session` defines them."""
+    made = []
+    for server in json.loads(MCP_DATA.read_text("utf-8"))["servers"]:
+        for remote in server["tools"]:
+            schema = {"type": "object", **remote["inputSchema"]}
+            seen: list[Any] = []
+            tool = _define(remote["name"], remote.get("description", ""), schema, seen)
+            assert isinstance(tool, Tool), (server["package"], remote["name"], tool)
+            made.append(Case(tool, seen, schema))
+    return tuple(made)
+
+
+@pytest.mark.parametrize("target", list(TARGETS))
+def test_agreement_on_published_mcp_servers_tools(target: str) -> None:
+    cases = mcp_cases()
+    assert len(cases) >= 30
+    checked = 0
+    for case in cases:
+        for value in _values(case):
+            _check(target, case, value)
+            checked += 1
+    COUNTS["MCP servers' tools"]["tools"] = len(cases)
+    COUNTS["MCP servers' tools"][f"agreement values, {target}"] = checked
+    assert checked >= len(cases)
+
+
+@pytest.mark.parametrize("target", list(TARGETS))
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(data=st.data())
+def test_agreement_property_on_published_mcp_servers_tools(
+    target: str, data: st.DataObject
+) -> None:
+    index = data.draw(st.integers(0, len(mcp_cases()) - 1), label="tool")
+    case = mcp_cases()[index]
+    value = data.draw(_strategy(index), label="value")
+    _check(target, case, value)
+
+
+@functools.cache
+def _strategy(index: int) -> st.SearchStrategy[Any]:
+    return from_schema(mcp_cases()[index].schema)
 
 
 # -- the ground-truth calls ------------------------------------------------------------
