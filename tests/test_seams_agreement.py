@@ -534,3 +534,55 @@ def test_defect5_closing_an_open_object_is_reported_as_narrowed(target: str) -> 
     # A closed object stays unreported: closing it changes nothing.
     weather = TARGETS[target].project(_case("weather").tool)
     assert not [n for n in weather.notes if n.keyword == "additionalProperties"]
+
+
+def _nested_unions(depth: int) -> dict[str, Any]:
+    node: dict[str, Any] = {
+        "type": "object",
+        "properties": {"leaf": {"type": "integer"}},
+    }
+    for level in range(depth):
+        node = {
+            "anyOf": [
+                node,
+                {"type": "object", "properties": {f"k{level}": {"type": "string"}}},
+            ]
+        }
+    return {"type": "object", "properties": {"x": node, "n": {"type": "integer"}}}
+
+
+def test_defect1_null_walk_cost_grows_linearly_with_nested_unions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolcast._define import _nulls
+
+    looks = collections.Counter[int]()
+    fits = _nulls._fits
+
+    def counted(value: Any, node: Any) -> bool:
+        looks[depth] += 1
+        return fits(value, node)
+
+    monkeypatch.setattr(_nulls, "_fits", counted)
+    for depth in (8, 16):
+        schema = _nested_unions(depth)
+        tool = Tool.from_schema("deep", "Deep.", schema, lambda args: args)
+        outcome = tool.invoke_sync({"x": {"leaf": None}, "n": None}, null_means_default=True)
+        assert not outcome.is_error, outcome.text
+        assert outcome.text == '{"x":{}}'
+    # Twice the nesting, about twice the looks: not (branches + 1) ** depth.
+    assert looks[16] <= 3 * looks[8], looks
+
+
+def test_defect1_null_walk_stops_on_a_reference_cycle() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"next": {"$ref": "#"}, "n": {"type": "integer"}},
+        "$defs": {"loop": {"$ref": "#/$defs/loop"}},
+    }
+    tool = Tool.from_schema("chain", "Chain.", schema, lambda args: args)
+    outcome = tool.invoke_sync(
+        {"n": None, "next": {"n": None, "next": {"n": 1}}}, null_means_default=True
+    )
+    assert not outcome.is_error, outcome.text
+    assert outcome.text == '{"next":{"next":{"n":1}}}'

@@ -136,18 +136,30 @@ class NullPlan:
             for keyword in ("anyOf", "oneOf"):
                 branches = current.get(keyword)
                 if isinstance(branches, list):
-                    chosen = next(
-                        (
-                            b
-                            for b in branches
-                            if isinstance(b, Mapping)
-                            and any(_fits(value, n) for n in self._applicable(value, b))
-                        ),
-                        None,
-                    )
+                    chosen = next((b for b in branches if self._branch_fits(value, b)), None)
                     if chosen is not None:
                         stack.append(chosen)
         return found
+
+    def _branch_fits(self, value: Any, branch: Any) -> bool:
+        """Whether `value` is shaped for `branch`, read with its `$ref`s and `allOf`.
+
+        A union inside the branch is not entered here (it is when the branch is
+        chosen): the look stays linear in the schema, whatever the unions' nesting.
+        """
+        stack, looked = [branch], 0
+        while stack and looked < _MAX_HOPS:
+            node = stack.pop()
+            if not isinstance(node, Mapping):
+                continue
+            looked += 1
+            if not _fits(value, node):
+                return False
+            if "$ref" in node:
+                stack.append(self._resolve(node["$ref"]))
+            if isinstance(node.get("allOf"), list):
+                stack.extend(node["allOf"])
+        return looked > 0
 
     def strip(self, value: Any) -> Any:
         """`value` (changed in place) without the nulls that mean "not given"."""
