@@ -99,7 +99,7 @@ class Tool:
         self._resolver = resolver
         self._limits = limits or Limits()
         self._parser: Parser | Callable[[], Parser] | None = parser
-        self._lenient: Parser | None = None
+        self._lenient: Parser | Callable[[], Parser] | None = None
         self._options: ToolOptions | None = None
         self._alias_plans: AliasPlans | None = None
         self._call = self._plain_call()
@@ -203,16 +203,18 @@ class Tool:
         )
         limits = limits or Limits()
 
-        def make_parser() -> Parser:
+        def make_parser(lenient: bool = False) -> Parser:
             return Parser(
                 name,
-                compiled.validator(),
+                compiled.lenient_validator() if lenient else compiled.validator(),
                 spec.input_schema,
                 limits=limits,
                 static_depth=compiled.depth,
             )
 
         tool = cls(spec, handler, parser=make_parser, limits=limits)
+        # Strict projections' calls: a null for an optional property is "not given".
+        tool._lenient = functools.partial(make_parser, True)
         tool._options = options
         if takes_context:
             tool._call = lambda args, ctx: handler(args, ctx)
@@ -269,12 +271,13 @@ class Tool:
 
     def _get_parser(self, lenient: bool) -> Parser:
         if lenient:
-            if self._lenient is None:
-                if self._analysis is None:  # a hand-written schema has no defaults to apply
-                    self._lenient = self._get_parser(False)
-                else:
-                    self._lenient = self._make_parser(lenient=True)
-            return self._lenient
+            made = self._lenient
+            if isinstance(made, Parser):
+                return made
+            # A hand-written schema's comes from `from_schema`; a function's is walked.
+            made = made() if made is not None else self._make_parser(lenient=True)
+            self._lenient = made
+            return made
         parser = self._parser
         if isinstance(parser, Parser):
             return parser

@@ -18,6 +18,7 @@ import jiter
 import jsonschema_rs
 
 from toolcast._arguments import ArgumentsError
+from toolcast._define._nulls import NullPlan, needs_plan
 from toolcast._define._schema_messages import format_schema_errors
 from toolcast._messages import MAX_LISTED
 
@@ -163,14 +164,34 @@ def exact_numbers(data: bytes) -> Any:
 
 
 class ExactValidator:
-    """The validator behind a `from_schema` tool: `validate_json(text)` -> the arguments."""
+    """The validator behind a `from_schema` tool: `validate_json(text)` -> the arguments.
 
-    __slots__ = ("_schema", "_tool", "_validator")
+    With `nulls`, the nulls that stand for "not given" under a strict projection are
+    removed before validation (`null_means_default`, toolcast._define._nulls).
+    """
 
-    def __init__(self, tool: str, validator: jsonschema_rs.Validator, schema: Any) -> None:
+    __slots__ = ("_nulls", "_schema", "_tool", "_validator")
+
+    def __init__(
+        self,
+        tool: str,
+        validator: jsonschema_rs.Validator,
+        schema: Any,
+        nulls: NullPlan | None = None,
+    ) -> None:
         self._tool = tool
         self._validator = validator
         self._schema = schema
+        self._nulls = nulls
+
+    def null_means_default(self) -> ExactValidator:
+        """This validator, reading a null for an optional property as "not given".
+
+        The same validator when no optional property lacks null (nothing to remove).
+        """
+        if not needs_plan(self._schema):
+            return self
+        return ExactValidator(self._tool, self._validator, self._schema, NullPlan(self._schema))
 
     def validate_json(self, raw: str | bytes) -> Any:
         """Validate argument text; return its value or raise ArgumentsError."""
@@ -181,6 +202,8 @@ class ExactValidator:
             raise ArgumentsError(
                 f"Arguments for '{self._tool}' contain a number too large to handle."
             ) from None
+        if self._nulls is not None:
+            value = self._nulls.strip(value)
         if self._validator.is_valid(value):
             return value
         if len(data) <= _LIST_EVERY_PROBLEM_UP_TO:

@@ -51,6 +51,10 @@ class CompiledSchema:
         """The validator (already built)."""
         return self.exact
 
+    def lenient_validator(self) -> ExactValidator:
+        """The validator for `null_means_default` calls (strict projections)."""
+        return self.exact.null_means_default()
+
 
 def schema_pointer(path: Any) -> str:
     """`["properties", "a/b", 0]` -> `/properties/a~1b/0` (RFC 6901)."""

@@ -48,8 +48,8 @@ class ConversionNote:
     """Where in the input schema, as a JSON pointer (`/properties/items/items`)."""
     keyword: str
     """The keyword affected (`minLength`, `additionalProperties`, ...)."""
-    action: Literal["moved_to_description", "dropped", "rewritten", "strict_disabled"]
-    """What was done to it."""
+    action: Literal["moved_to_description", "dropped", "rewritten", "narrowed", "strict_disabled"]
+    """What was done to it (docs/providers/index.md, "How conversion is reported")."""
     detail: str
     """A sentence a person can read: what changed and why."""
 

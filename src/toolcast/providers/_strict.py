@@ -12,10 +12,12 @@ non-strict and reports them. Built on the walker and steps in
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from toolcast._define._nulls import accepts_null, local_ref
 from toolcast._json import JsonSchema
 from toolcast.providers._projection import ConversionNote
 from toolcast.providers._schema import is_object, move_to_description, pointer, rewrite
@@ -46,21 +48,6 @@ class StrictResult:
     def ok(self) -> bool:
         """True when `schema` is a usable strict schema."""
         return not self.blockers
-
-
-def accepts_null(node: Any) -> bool:
-    """True when `node` visibly admits `null` (type, enum, const or a null branch)."""
-    if node is True or (isinstance(node, Mapping) and not node):
-        return True
-    if not isinstance(node, Mapping):
-        return False
-    if "null" in types_of(node):
-        return True
-    if "const" in node and node["const"] is None:
-        return True
-    if None in (node.get("enum") or ()):
-        return True
-    return any(accepts_null(branch) for branch in node.get("anyOf") or ())
 
 
 _FREE_KEYS = (
@@ -131,6 +118,9 @@ def make_strict(
     notes: list[ConversionNote] = []
     blockers: list[ConversionNote] = []
     forbidden_set = frozenset(forbidden)
+    # "Accepts null" follows local references, as the invoker's test does
+    # (toolcast._define._nulls): the words and the invoker's reading agree.
+    resolve = functools.partial(local_ref, schema)
 
     def block(path: str, keyword: str, detail: str) -> None:
         blockers.append(ConversionNote(path, keyword, "strict_disabled", detail))
@@ -152,7 +142,7 @@ def make_strict(
                 f"The array at {where} has no item schema; strict mode needs one.",
             )
         if is_object(node):
-            node = _strict_object(node, path, notes, block, null_default_words)
+            node = _strict_object(node, path, notes, block, null_default_words, resolve)
         return node
 
     result = rewrite(schema, step)
@@ -172,14 +162,19 @@ def _strict_object(
     notes: list[ConversionNote],
     block: Callable[[str, str, str], None],
     words: bool,
+    resolve: Callable[[Any], Any],
 ) -> JsonSchema:
     where = path or "the root"
     if "patternProperties" in node:
         block(path, "patternProperties", _FREE_KEYS.format(where, "patternProperties"))
     if "additionalProperties" not in node:
         if node.get("properties") or not path:
-            detail = f"The object at {where} had no additionalProperties; closed."
-            notes.append(ConversionNote(path, "additionalProperties", "rewritten", detail))
+            # Closing narrows: the tool takes other keys, the model may no longer send them.
+            detail = (
+                f"The object at {where} had no additionalProperties; closed, so the model "
+                "can send only the declared keys (the tool itself accepts others)."
+            )
+            notes.append(ConversionNote(path, "additionalProperties", "narrowed", detail))
         else:
             block(path, "additionalProperties", _FREE_KEYS.format(where, "any keys"))
     elif (extra := node["additionalProperties"]) is not False:
@@ -190,7 +185,7 @@ def _strict_object(
     for name, sub in (node.get("properties") or {}).items():
         sub_path = pointer(path, "properties", name)
         if isinstance(sub, dict) and name not in required:
-            sub = _strict_optional(sub, name, sub_path, notes, words)
+            sub = _strict_optional(sub, name, sub_path, notes, words, resolve)
         elif sub is True:
             block(sub_path, "type", _ANY_VALUE.format(sub_path))
         properties[name] = sub
@@ -201,20 +196,30 @@ def _strict_object(
 
 
 def _strict_optional(
-    sub: JsonSchema, name: str, path: str, notes: list[ConversionNote], words: bool
+    sub: JsonSchema,
+    name: str,
+    path: str,
+    notes: list[ConversionNote],
+    words: bool,
+    resolve: Callable[[Any], Any],
 ) -> JsonSchema:
     # A property that already accepts null keeps null's meaning (None); only a
     # property that did not gains null, and there null stands for "absent", so the
     # invoker can drop it and apply the default without guessing.
-    had_null = accepts_null(sub)
+    had_null = accepts_null(sub, resolve)
     default = sub.pop("default", None)
+    action: Literal["narrowed", "rewritten"]
     if had_null:
         sentence = "" if default is None else describe("default", default)
+        # Narrowing: the model must send the key, and null is a value here, so
+        # "not given" (and with it a default) cannot be said.
+        action = "narrowed"
         detail = (
             f"Optional property {name!r} is required in strict mode; it already "
-            "accepts null, which keeps its meaning."
+            "accepts null, which keeps its meaning, so the model cannot leave it out."
         )
     else:
+        action = "rewritten"
         sub = _nullable(sub)
         sentence = (
             "Optional: send null to leave it out."
@@ -226,7 +231,7 @@ def _strict_optional(
             f"Optional property {name!r} is required in strict mode and accepts "
             f"null; null means {meaning}."
         )
-    notes.append(ConversionNote(path, "required", "rewritten", detail))
+    notes.append(ConversionNote(path, "required", action, detail))
     if default is not None:
         detail = f"default {json_text(default)} is not allowed in strict mode: {sentence!r}"
         notes.append(ConversionNote(path, "default", "moved_to_description", detail))

@@ -254,8 +254,11 @@ def _strict(
     def close(node: JsonSchema, path: str) -> JsonSchema:
         if is_object(node) and "additionalProperties" not in node:
             node["additionalProperties"] = False
-            detail = "Object closed with additionalProperties: false (strict requires it)."
-            notes.append(ConversionNote(path, "additionalProperties", "rewritten", detail))
+            detail = (
+                "Object closed with additionalProperties: false (strict requires it); the "
+                "model can send only the declared keys (the tool itself accepts others)."
+            )
+            notes.append(ConversionNote(path, "additionalProperties", "narrowed", detail))
             return order_keys(node)
         return node
 

@@ -146,6 +146,12 @@ def _property(
         node.setdefault("type", "object")
         node = sch.add_to_description(node, f"A {name}, shaped as described above.")
     node = _flatten_type_union(node, path, notes)
+    if "prefixItems" in node and "items" in node:
+        # The positions go to words below; the rest-of-items schema alone (often
+        # `false`) would then bind every position and refuse every tuple.
+        node.pop("items")
+        detail = "items (the items after the tuple's positions) is dropped with prefixItems."
+        notes.append(ConversionNote(path, "items", "dropped", detail))
     sentences = []
     for key in [k for k in node if k not in _PROPERTY_KEYS]:
         value = node.pop(key)
