@@ -37,6 +37,20 @@ def protoc(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*command, *args], capture_output=True, text=True, timeout=60)
 
 
+def googleapis_path() -> str:
+    """The `-I` of the .proto files googleapis-common-protos installs."""
+    import google.api.field_behavior_pb2 as behaviour
+
+    return str(Path(behaviour.__file__).resolve().parents[2])
+
+
+def protoc_with(includes: list[str], *args: str) -> subprocess.CompletedProcess[str]:
+    """Run `python -m grpc_tools.protoc` with `includes`, then the installed protos."""
+    wkt = Path(grpc_tools.__file__).resolve().parent / "_proto"
+    command = [sys.executable, "-m", "grpc_tools.protoc", *includes, f"-I{googleapis_path()}"]
+    return subprocess.run([*command, f"-I{wkt}", *args], capture_output=True, text=True, timeout=60)
+
+
 def check(result: subprocess.CompletedProcess[str]) -> None:
     assert result.returncode == 0, result.stderr
 

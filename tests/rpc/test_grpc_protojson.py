@@ -1,0 +1,163 @@
+"""The schema <=> protojson property over a corpus of real protos.
+
+For every request message of the corpus (tests/rpc/corpus/README.md):
+(a) random valid messages, as the model would send them, are accepted by the
+tool's validator; (b) whatever the validator accepts among JSON generated from
+the schema and mutated towards protojson's edges, `json_format.ParseDict`
+accepts too (after the executor's own conversion). The counts are printed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import protojson_corpus as corpus
+from conftest import check, protoc_with
+from toolcast import Tool
+from toolcast.grpc._schema import message_schema
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+EXAMPLES = 40
+CRASHED: list[str] = []
+
+
+@dataclass
+class Entry:
+    name: str
+    schema: dict[str, Any]
+    tool: Tool
+    cls: Any
+    generated: Any  # a strategy of JSON values for the schema
+
+
+def convert(entry: Entry, validated: Any) -> Any:
+    return validated
+
+
+@pytest.fixture(scope="module")
+def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
+    from google.protobuf import descriptor_pool, message_factory
+    from hypothesis_jsonschema import from_schema
+
+    root = tmp_path_factory.mktemp("corpus_gen")
+    check(protoc_with([f"-I{CORPUS}"], f"--python_out={root}", "library/v1/library.proto"))
+    sys.path.insert(0, str(root))
+    library = importlib.import_module("library.v1.library_pb2")
+    index = corpus.corpus_index([*corpus.load_modules(), library])
+    pool = descriptor_pool.Default()
+    found = []
+    for position, name in enumerate(corpus.request_types(index)):
+        try:
+            schema = message_schema(index, name, "input", problems=[])
+            tool = Tool.from_schema(f"m{position}", name, schema, lambda arguments: None)
+        except Exception as exc:  # noqa: BLE001 - reported by test_every_request_has_a_schema
+            CRASHED.append(f"{name}: {type(exc).__name__}")
+            continue
+        cls = message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
+        strategy = None if corpus.has_recursion(schema) else from_schema(schema)
+        found.append(Entry(name, schema, tool, cls, strategy))
+    return found
+
+
+def _any_types(descriptor: Any) -> list[Any]:
+    from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
+
+    return [duration_pb2.Duration, timestamp_pb2.Timestamp, struct_pb2.Struct]
+
+
+def for_each(entries: list[Entry], body: Any) -> None:
+    """Run `body(entry, data)` for EXAMPLES examples of every entry."""
+    for entry in entries:
+
+        @settings(
+            max_examples=EXAMPLES,
+            database=None,
+            derandomize=True,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(st.data())
+        def run(data: Any) -> None:
+            body(entry, data)  # noqa: B023 - run() is called within this iteration
+
+        run()
+
+
+def test_valid_messages_are_accepted(entries: list[Entry], capsys: pytest.CaptureFixture[str]) -> None:
+    counts: Counter[str] = Counter()
+    failures: list[str] = []
+    builder = corpus.MessageBuilder(_any_types)
+
+    def body(entry: Entry, data: Any) -> None:
+        value = corpus.message_json(data.draw, entry.cls, builder)
+        counts["messages"] += 1
+        try:
+            entry.tool.validate(json.dumps(value))
+        except ValueError as exc:
+            counts["refused"] += 1
+            failures.append(f"{entry.name}: {json.dumps(value)[:300]} -> {exc}")
+
+    for_each(entries, body)
+    with capsys.disabled():
+        print(f"\n(a) valid messages: {counts['messages']}, refused by the schema: {counts['refused']}")
+        for line in failures[:40]:
+            print("   ", line[:400])
+    assert counts["refused"] == 0
+
+
+def test_what_the_schema_accepts_protojson_accepts(
+    entries: list[Entry], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from google.protobuf import json_format
+
+    counts: Counter[str] = Counter()
+    failures: list[str] = []
+    kinds: Counter[str] = Counter()
+
+    def body(entry: Entry, data: Any) -> None:
+        if entry.generated is None or data.draw(st.booleans()):
+            value = corpus.generate(data.draw, entry.schema, entry.schema)
+        else:
+            value = data.draw(entry.generated)
+        if data.draw(st.booleans()):
+            value = corpus.mutate(data.draw, value)
+        text = json.dumps(value)
+        counts["generated"] += 1
+        try:
+            validated = entry.tool.validate(text)
+        except ValueError:
+            return
+        counts["accepted"] += 1
+        try:
+            json_format.ParseDict(convert(entry, validated), entry.cls())
+        except Exception as exc:  # noqa: BLE001 - every failure is a finding
+            counts["refused"] += 1
+            kinds[type(exc).__name__ + ": " + str(exc)[:70]] += 1
+            failures.append(f"{entry.name}: {text[:300]} -> {type(exc).__name__}: {exc}")
+
+    for_each(entries, body)
+    with capsys.disabled():
+        print(
+            f"\n(b) generated: {counts['generated']}, accepted by the schema: {counts['accepted']}, "
+            f"then refused by protojson: {counts['refused']}"
+        )
+        for kind, n in kinds.most_common(40):
+            print(f"   {n:5d} {kind}")
+        for line in failures[:15]:
+            print("   ", line[:400])
+    assert counts["refused"] == 0
+
+
+def test_every_request_has_a_schema(entries: list[Entry]) -> None:
+    assert CRASHED == []
+    assert len(entries) > 40
