@@ -178,13 +178,14 @@ class MessageBuilder:
             notes = _notes(field)
             if notes.output_only or notes.skip:
                 continue
+            required = notes.required or field.is_required  # proto2 `required` too
             oneof = field.containing_oneof
             if oneof is not None and oneof.name in chosen:
                 if chosen[oneof.name] != field.name:
                     continue
-            elif not notes.required and (depth > 3 or not draw(st.booleans())):
+            elif not required and (depth > 3 or not draw(st.booleans())):
                 continue
-            self.set_field(draw, message, field, notes.required, depth)
+            self.set_field(draw, message, field, required, depth)
 
     def set_field(
         self, draw: Callable[..., Any], message: Any, field: Any, required: bool, depth: int
@@ -254,12 +255,27 @@ def message_json(draw: Callable[..., Any], cls: Any, builder: MessageBuilder) ->
 
     message = cls()
     builder.fill(draw, message, 0)
-    return json_format.MessageToDict(
+    out = json_format.MessageToDict(
         message,
         preserving_proto_field_name=True,
         always_print_fields_with_no_presence=draw(st.booleans()),
         descriptor_pool=message.DESCRIPTOR.file.pool,
     )
+    return _without_unspecified(out)
+
+
+def _without_unspecified(value: Any) -> Any:
+    # Printing defaults writes `*_UNSPECIFIED` for an unset enum; the schema leaves
+    # that name out (AIP-126, a documented narrowing): the model leaves the key out.
+    if isinstance(value, dict):
+        return {
+            k: _without_unspecified(v)
+            for k, v in value.items()
+            if not (isinstance(v, str) and v.endswith("_UNSPECIFIED"))
+        }
+    if isinstance(value, list):
+        return [_without_unspecified(v) for v in value]
+    return value
 
 
 # -- (b) JSON from the schema, and mutations ---------------------------------------
