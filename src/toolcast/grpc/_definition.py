@@ -145,7 +145,10 @@ def _definition(
             kind = "bidirectional" if method.server_streaming else "client"
             skipped.append(f"{where}: {kind}-streaming (a model sends one argument object)")
             return None
-        options = RpcTool(auto_execute=True)
+        options = RpcTool(
+            description=service.comments.get(position, "") or f"Calls the gRPC method {where}.",
+            auto_execute=True,
+        )
     found: list[DefinitionProblem] = []
     name = options.name or _snake(method.name)
     check_name(name, found)
@@ -183,6 +186,7 @@ def _definition(
         problems=local,
         required=choices.required,
         any_types=choices.any_types,
+        strict=options.strict,
     )
     output = message_schema(index, response, "output", id_prefix=primary, problems=local)
     if method.server_streaming:
@@ -204,9 +208,7 @@ def _definition(
         return None
     return RpcDefinition(
         name=name,
-        description=options.description
-        or service.comments.get(position, "")
-        or f"Calls the gRPC method {where}.",
+        description=options.description or service.comments.get(position, ""),
         strict=options.strict,
         auto_execute=options.auto_execute,
         method=f"/{where}",

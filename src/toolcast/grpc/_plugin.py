@@ -73,7 +73,9 @@ def python_literal(value: Any, indent: int = 0) -> str:
         return open_ + "\n" + "\n".join(items) + "\n" + " " * indent + close
     if isinstance(value, str):
         return _string(value)
-    if value is None or isinstance(value, (bool, int, float)):
+    if isinstance(value, float):
+        return repr(value).replace("e+", "e")  # the formatter writes 1e308, not 1e+308
+    if value is None or isinstance(value, (bool, int)):
         return repr(value)
     msg = f"cannot write a {type(value).__name__} as a literal"
     raise TypeError(msg)

@@ -120,12 +120,14 @@ class _Builder:
         primary: str,
         required: RequiredRule,
         any_types: Sequence[str],
+        strict: bool,
     ) -> None:
         self.index = index
         self.direction = direction
         self.primary = primary
         self.required_rule = required
         self.any_types = any_types
+        self.strict = strict
         self.problems: list[DefinitionProblem] = []
         self.recursive: set[str] = set()
         self.defs: dict[str, JsonSchema] = {}
@@ -214,7 +216,7 @@ class _Builder:
                 for i, a in enumerate(members)
                 for b in members[i + 1 :]
             ]
-        if pairs:
+        if pairs and not self.strict:
             # Two members of one oneof set (not null) is what protojson refuses.
             closed["not"] = pairs[0] if len(pairs) == 1 else {"anyOf": pairs}
         return closed
@@ -260,6 +262,7 @@ class _Builder:
         if (
             self.direction == "input"
             and not needed
+            and not prefix
             and f.label != _REPEATED
             and f.type not in (MESSAGE, GROUP)
             and not _has_presence(entry, f)
@@ -438,13 +441,16 @@ def message_schema(
     problems: list[DefinitionProblem],
     required: RequiredRule = "field_behavior",
     any_types: Sequence[str] | None = None,
+    strict: bool = False,
 ) -> JsonSchema:
     """The root object schema of message `type_name`, read as `direction`.
 
     `id_prefix` is the tool's primary alias prefix, given to an unannotated `id`.
     A well-known type whose protojson is not an object is wrapped as
     `{"value": ...}` (the executor unwraps it). `any_types` are the full names an
-    Any may pack (default: `default_any_types`).
+    Any may pack (default: `default_any_types`). For a `strict` tool the
+    at-most-one rule of a oneof is said in the description only (strict grammars
+    have no `not`); the executor refuses two members with a tool error.
     """
     name = type_name.lstrip(".")
     if any_types is None:
@@ -454,7 +460,8 @@ def message_schema(
         problems.append(
             DefinitionProblem("unknown-type", "any_types", f"message {n} is not in the set.")
         )
-    builder = _Builder(index, direction, id_prefix, required, [n for n in any_types if n not in missing])
+    packable = [n for n in any_types if n not in missing]
+    builder = _Builder(index, direction, id_prefix, required, packable, strict)
     builder.find_cycles(name)
     if name in NON_OBJECT_ROOTS:
         wrapped = WRAPPERS.get(name)
