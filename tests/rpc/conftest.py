@@ -115,6 +115,40 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Compiled:
     )
 
 
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+
+@dataclass(frozen=True)
+class Library:
+    """The corpus' AIP-style library service, compiled: modules and a descriptor set."""
+
+    pb2: ModuleType
+    grpc: ModuleType
+    descriptor_set: bytes
+
+
+@pytest.fixture(scope="session")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Library:
+    root = tmp_path_factory.mktemp("library_gen")
+    source = "library/v1/library.proto"
+    out = root / "library.binpb"
+    check(
+        protoc_with(
+            [f"-I{CORPUS}"],
+            f"--python_out={root}",
+            f"--grpc_python_out={root}",
+            f"--descriptor_set_out={out}",
+            "--include_imports",
+            "--include_source_info",
+            source,
+        )
+    )
+    sys.path.insert(0, str(root))
+    pb2 = importlib.import_module("library.v1.library_pb2")
+    stubs = importlib.import_module("library.v1.library_pb2_grpc")
+    return Library(pb2, stubs, out.read_bytes())
+
+
 @dataclass
 class Running:
     """A started server and a client channel to it."""

@@ -9,12 +9,9 @@ accepts too (after the executor's own conversion). The counts are printed.
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,14 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import protojson_corpus as corpus
-from conftest import check, protoc_with
+from conftest import Library
 from toolcast import Tool
 from toolcast.errors import ToolError
 from toolcast.grpc._convert import RequestConverter
 from toolcast.grpc._scalars import NON_OBJECT_ROOTS
 from toolcast.grpc._schema import default_any_types, message_schema
 
-CORPUS = Path(__file__).resolve().parent / "corpus"
 EXAMPLES = 40
 CRASHED: list[str] = []
 
@@ -50,15 +46,11 @@ def convert(entry: Entry, validated: Any) -> Any:
 
 
 @pytest.fixture(scope="module")
-def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
+def entries(library: Library) -> list[Entry]:
     from google.protobuf import descriptor_pool, message_factory
     from hypothesis_jsonschema import from_schema
 
-    root = tmp_path_factory.mktemp("corpus_gen")
-    check(protoc_with([f"-I{CORPUS}"], f"--python_out={root}", "library/v1/library.proto"))
-    sys.path.insert(0, str(root))
-    library = importlib.import_module("library.v1.library_pb2")
-    index = corpus.corpus_index([*corpus.load_modules(), library])
+    index = corpus.corpus_index([*corpus.load_modules(), library.pb2])
     pool = descriptor_pool.Default()
     found = []
     for position, name in enumerate(corpus.request_types(index)):
