@@ -22,7 +22,7 @@ from toolcast.grpc import include_path
 
 try:
     import grpc
-    import grpc_tools  # noqa: F401
+    import grpc_tools
 except ImportError:  # the `grpc` extra is not installed: nothing here can run
     collect_ignore_glob = ["test_*.py"]
 

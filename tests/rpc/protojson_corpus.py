@@ -113,7 +113,9 @@ _JSON_LEAF = st.one_of(
 )
 JSON_VALUES = st.recursive(
     _JSON_LEAF,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -335,7 +337,9 @@ def generate(draw: Callable[..., Any], schema: Any, root: Any, depth: int = 0) -
     rest = {k: v for k, v in schema.items() if k not in ("anyOf", "allOf", "oneOf")}
     branches = schema.get("anyOf") or schema.get("oneOf")
     if branches and not ({"type", "properties"} & set(rest)):
-        return generate(draw, {**rest, **_resolve(draw(st.sampled_from(branches)), root)}, root, depth)
+        return generate(
+            draw, {**rest, **_resolve(draw(st.sampled_from(branches)), root)}, root, depth
+        )
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = draw(st.sampled_from(kind))
@@ -349,7 +353,9 @@ def generate(draw: Callable[..., Any], schema: Any, root: Any, depth: int = 0) -
         return draw(st.integers(schema.get("minimum"), schema.get("maximum")))
     if kind == "number":
         low, high = schema.get("minimum"), schema.get("maximum")
-        return draw(st.floats(low, high, allow_nan=False, allow_infinity=False) | st.integers(-9, 9))
+        return draw(
+            st.floats(low, high, allow_nan=False, allow_infinity=False) | st.integers(-9, 9)
+        )
     if kind == "string":
         return _string(draw, schema)
     if kind == "array":
@@ -369,7 +375,9 @@ def _object(draw: Callable[..., Any], schema: Any, root: Any, depth: int) -> dic
     extra = schema.get("additionalProperties", True)
     if extra is not False and depth < 4:
         names = schema.get("propertyNames", {})
-        key_strategy = st.from_regex(names["pattern"], fullmatch=True) if "pattern" in names else _KEYS
+        key_strategy = (
+            st.from_regex(names["pattern"], fullmatch=True) if "pattern" in names else _KEYS
+        )
         if "enum" in names:
             key_strategy = st.sampled_from(names["enum"])
         for _ in range(draw(st.integers(0, 2))):
@@ -394,4 +402,3 @@ def mutate(draw: Callable[..., Any], value: Any, depth: int = 0) -> Any:
 
 def has_recursion(schema: Any) -> bool:
     return "$defs" in json.dumps(schema)
-

@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from toolcast.errors import ToolError
-
 from conftest import Compiled, Running
 from toolcast import Catalog, Tool, ToolContext
+from toolcast.errors import ToolError
 from toolcast.grpc import tools_from_descriptors
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")

@@ -14,11 +14,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+import protojson_corpus as corpus
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import protojson_corpus as corpus
 from conftest import Library
 from toolcast import Tool
 from toolcast.errors import ToolError
@@ -57,7 +57,7 @@ def entries(library: Library) -> list[Entry]:
         try:
             schema = message_schema(index, name, "input", problems=[])
             tool = Tool.from_schema(f"m{position}", name, schema, lambda arguments: None)
-        except Exception as exc:  # noqa: BLE001 - reported by test_every_request_has_a_schema
+        except Exception as exc:
             CRASHED.append(f"{name}: {type(exc).__name__}")
             continue
         cls = message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
@@ -88,9 +88,12 @@ def for_each(entries: list[Entry], body: Any) -> None:
         run()
 
 
-def test_valid_messages_are_accepted(entries: list[Entry], capsys: pytest.CaptureFixture[str]) -> None:
+def test_valid_messages_are_accepted(
+    entries: list[Entry], capsys: pytest.CaptureFixture[str]
+) -> None:
     counts: Counter[str] = Counter()
     failures: list[str] = []
+
     def body(entry: Entry, data: Any) -> None:
         builder = corpus.MessageBuilder(lambda descriptor: entry.any_types)
         value = corpus.message_json(data.draw, entry.cls, builder)
@@ -105,7 +108,10 @@ def test_valid_messages_are_accepted(entries: list[Entry], capsys: pytest.Captur
 
     for_each(entries, body)
     with capsys.disabled():
-        print(f"\n(a) valid messages: {counts['messages']}, refused by the schema: {counts['refused']}")
+        print(
+            f"\n(a) valid messages: {counts['messages']}, "
+            f"refused by the schema: {counts['refused']}"
+        )
         for line in failures[:40]:
             print("   ", line[:400])
     assert counts["refused"] == 0
@@ -139,7 +145,7 @@ def test_what_the_schema_accepts_protojson_accepts(
             counts["refused"] += 1
             kinds[type(exc).__name__ + ": " + str(exc)[:70]] += 1
             failures.append(f"{entry.name}: {text[:300]} -> {type(exc).__name__}: {exc}")
-        except Exception as exc:  # noqa: BLE001 - every failure is a finding
+        except Exception as exc:
             counts["refused"] += 1
             kinds[type(exc).__name__ + ": " + str(exc)[:70]] += 1
             failures.append(f"{entry.name}: {text[:300]} -> {type(exc).__name__}: {exc}")
@@ -147,7 +153,8 @@ def test_what_the_schema_accepts_protojson_accepts(
     for_each(entries, body)
     with capsys.disabled():
         print(
-            f"\n(b) generated: {counts['generated']}, accepted by the schema: {counts['accepted']}, "
+            f"\n(b) generated: {counts['generated']}, "
+            f"accepted by the schema: {counts['accepted']}, "
             f"then refused by protojson: {counts['refused']}"
         )
         for kind, n in kinds.most_common(40):

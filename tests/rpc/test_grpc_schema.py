@@ -140,9 +140,10 @@ def test_well_known_shapes(tools: dict[str, Tool]) -> None:
     assert p["empty"]["additionalProperties"] is False
     assert p["blob"]["contentEncoding"] == "base64"
     assert p["blob"]["pattern"].startswith("^(?:[A-Za-z0-9+/_-]{4})*")
-    assert p["big"]["anyOf"][1]["pattern"].endswith("|-(?:0|[1-9][0-9]{0,17}|" + (
-        p["big"]["anyOf"][1]["pattern"].split("|-(?:0|[1-9][0-9]{0,17}|", 1)[1]
-    ))
+    assert p["big"]["anyOf"][1]["pattern"].endswith(
+        "|-(?:0|[1-9][0-9]{0,17}|"
+        + (p["big"]["anyOf"][1]["pattern"].split("|-(?:0|[1-9][0-9]{0,17}|", 1)[1])
+    )
     assert p["huge"]["anyOf"][0]["maximum"] == 2**64 - 1
     assert p["small"]["minimum"] == -(2**31)
     assert p["small"]["maximum"] == 2**31 - 1
@@ -225,7 +226,8 @@ def test_root_oneof_is_an_object_whose_members_are_optional(tools: dict[str, Too
     schema = tools["kitchen_choose"].spec.input_schema
     assert schema["type"] == "object"
     # A strict tool: strict grammars have no `not`, so the executor checks the oneof.
-    assert "not" not in schema and "anyOf" not in schema
+    assert "not" not in schema
+    assert "anyOf" not in schema
     assert "required" not in schema  # nothing is REQUIRED
     assert set(schema["properties"]) == {"id", "name", "number"}
     from toolcast.providers import openai_chat
@@ -281,7 +283,9 @@ def test_only_zero_enum_and_streaming_are_refused_together(tmp_path: Any) -> Non
         tools_from_descriptors(compile_set(tmp_path, "bad/v1/bad.proto"))
     assert sorted(raised.value.codes) == ["enum-only-zero", "grpc-streaming", "grpc-streaming"]
     text = str(raised.value)
-    assert "bad.v1.BadService/Zero mode: enum bad.v1.OnlyZero has only its unspecified value" in text
+    assert (
+        "bad.v1.BadService/Zero mode: enum bad.v1.OnlyZero has only its unspecified value" in text
+    )
     assert "bad.v1.BadService/Upload: client-streaming RPCs cannot be tools" in text
     assert "bad.v1.BadService/Chat: bidirectional-streaming" in text
 

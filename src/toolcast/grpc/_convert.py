@@ -76,7 +76,9 @@ def _holding_floats(root: Any) -> set[str]:
                 continue
             for field in descriptor.fields:
                 _, value, message = _parts(field)
-                if _is_float(value, message) or (message is not None and message.full_name in holding):
+                if _is_float(value, message) or (
+                    message is not None and message.full_name in holding
+                ):
                     holding.add(name)
                     changed = True
                     break
@@ -149,7 +151,7 @@ class RequestConverter:
             payload = payload.get("value") if isinstance(payload, Mapping) else payload
         try:
             return self._parse(payload, self._cls(), descriptor_pool=self._pool)
-        except Exception as exc:  # noqa: BLE001 - nothing raw may leave the tool
+        except Exception as exc:
             raise ToolError(self._explain(arguments, exc)) from exc
 
     def _explain(self, arguments: Mapping[str, Any], exc: Exception) -> str:
@@ -162,7 +164,7 @@ class RequestConverter:
             for key, value in arguments.items():
                 try:
                     self._parse({key: value}, self._cls(), descriptor_pool=self._pool)
-                except Exception:  # noqa: BLE001
+                except Exception:
                     return (
                         f"Argument '{key}' of '{self._name}' could not be converted to "
                         f"protobuf: {type(exc).__name__}: {exc}"
@@ -177,7 +179,7 @@ def response_json(tool: str, message: Any, to_dict: Any, pool: Any) -> Any:
     """`message` as JSON data with proto field names (`{"value": ...}` for a bare WKT)."""
     try:
         out = to_dict(message, preserving_proto_field_name=True, descriptor_pool=pool)
-    except Exception as exc:  # noqa: BLE001 - e.g. a Timestamp out of range
+    except Exception as exc:
         msg = f"Tool '{tool}': the service's response cannot be written as JSON: {exc}"
         raise ToolError(msg) from exc
     if message.DESCRIPTOR.full_name in NON_OBJECT_ROOTS:

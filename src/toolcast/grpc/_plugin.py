@@ -143,7 +143,10 @@ def _parameters(text: str) -> dict[str, str]:
         msg = f"protoc-gen-toolcast: methods={found['methods']!r} (known: annotated, all)."
         raise ValueError(msg)
     if found.get("required", "field_behavior") not in REQUIRED_RULES:
-        msg = f"protoc-gen-toolcast: required={found['required']!r} (known: field_behavior, every_scalar)."
+        msg = (
+            f"protoc-gen-toolcast: required={found['required']!r} "
+            "(known: field_behavior, every_scalar)."
+        )
         raise ValueError(msg)
     return found
 
@@ -178,7 +181,7 @@ def generate(request_bytes: bytes) -> bytes:
     except (ValueError, ToolDefinitionError) as exc:
         response.error = str(exc)
         return bytes(response.SerializeToString())
-    except Exception as exc:  # noqa: BLE001 - protoc shows `error`; a traceback helps no one
+    except Exception as exc:
         response.error = f"protoc-gen-toolcast failed: {type(exc).__name__}: {exc}"
         return bytes(response.SerializeToString())
     if skipped and (choices.methods == "all" or not definitions):

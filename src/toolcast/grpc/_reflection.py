@@ -67,7 +67,9 @@ async def tools_from_reflection(
     try:
         listed = await ask(list_services="")
         names = [s.name for s in listed.list_services_response.service]
-        wanted = list(services) if services is not None else [n for n in names if not n.startswith(_OWN)]
+        wanted = (
+            list(services) if services is not None else [n for n in names if not n.startswith(_OWN)]
+        )
         unknown = sorted(set(wanted) - set(names))
         if unknown:
             msg = f"the server does not offer {', '.join(unknown)} (it offers: {', '.join(names)})."

@@ -91,7 +91,9 @@ DURATION_PATTERN = rf"^-?{digits_up_to(315_576_000_000)}(?:\.[0-9]{{1,9}})?s$"
 _MONTH_DAY = r"(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
 _CLOCK = r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?"
 _OFFSET = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]"
-_MID_YEAR = r"(?:000[2-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])"
+_MID_YEAR = (
+    r"(?:000[2-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])"
+)
 # Years 0001 and 9999 take only the offsets that keep the instant inside them.
 TIMESTAMP_PATTERN = (
     rf"^(?:{_MID_YEAR}-{_MONTH_DAY}{_CLOCK}(?:Z|[+-]{_OFFSET})"
@@ -211,4 +213,3 @@ def describe_default(kind: int, enum_zero: str | None) -> str:
     """The "left out" sentence of an optional field without presence."""
     value = enum_zero if enum_zero is not None else zero_text(kind)
     return f"Optional; left out, it is {value}."
-

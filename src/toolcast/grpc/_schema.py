@@ -17,7 +17,6 @@ from toolcast._json import JsonSchema
 from toolcast.errors import DefinitionProblem
 from toolcast.grpc._index import DescriptorIndex, MessageEntry
 from toolcast.grpc._scalars import (
-    BOOL,
     ENUM,
     GROUP,
     MESSAGE,
@@ -332,9 +331,7 @@ class _Builder:
             )
             return None
         if name in self.recursive:
-            ref = self.claim(
-                self.def_name(name), lambda: self.message(entry, where, "", depth + 1)
-            )
+            ref = self.claim(self.def_name(name), lambda: self.message(entry, where, "", depth + 1))
             return ref, ""
         # Responses: the primary prefix also reaches the `id` of top-level messages.
         child = self.primary if self.direction == "output" and depth == 0 else ""
@@ -415,8 +412,10 @@ _ANY_HINT = (
 
 
 def default_any_types(index: DescriptorIndex, root: str) -> list[str]:
-    """What an Any may pack by default: the well-known types in the set, then the
-    messages declared in the request's own file."""
+    """What an Any may pack by default.
+
+    The well-known types in the set, then the messages of the request's own file.
+    """
     entry = index.messages.get(root)
     home = entry.file_name if entry is not None else ""
     known = [n for n in (*WELL_KNOWN, *WRAPPERS) if n in index.messages]
@@ -465,7 +464,11 @@ def message_schema(
     builder.find_cycles(name)
     if name in NON_OBJECT_ROOTS:
         wrapped = WRAPPERS.get(name)
-        found = (builder.scalar(wrapped, "value", ""), "") if wrapped else builder.named(name, "value", 0)
+        found = (
+            (builder.scalar(wrapped, "value", ""), "")
+            if wrapped
+            else builder.named(name, "value", 0)
+        )
         assert found is not None
         schema: JsonSchema = {"type": "object", "properties": {"value": _described(*found)}}
         if direction == "input":
@@ -480,6 +483,6 @@ def message_schema(
     else:
         schema = builder.message(index.message(name), "", id_prefix, 0)
     if builder.defs:
-        schema["$defs"] = {k: v for k, v in sorted(builder.defs.items())}
+        schema["$defs"] = dict(sorted(builder.defs.items()))
     problems.extend(builder.problems)
     return schema
