@@ -39,9 +39,12 @@ def protoc(*args: str) -> subprocess.CompletedProcess[str]:
 
 def googleapis_path() -> str:
     """The `-I` of the .proto files googleapis-common-protos installs."""
-    import google.api.field_behavior_pb2 as behaviour
+    from importlib.metadata import distribution
 
-    return str(Path(behaviour.__file__).resolve().parents[2])
+    # From the distribution, not `google.api.*_pb2.__file__`: the session fixture
+    # compiles its own copy of field_behavior.proto onto sys.path.
+    found = distribution("googleapis-common-protos").locate_file("google/api/resource.proto")
+    return str(Path(str(found)).resolve().parents[2])
 
 
 def protoc_with(includes: list[str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -47,10 +47,11 @@ INT_RANGES = {
 }
 WIDE = {INT64, SINT64, SFIXED64, UINT64, FIXED64}
 
-FLOAT_MAX = 3.4028235e38
-"""The largest float32 as protojson writes it (shortest spelling); the executor
-clamps the few values between it and the exact maximum, which protobuf's Python
-parser would refuse."""
+FLOAT_MAX = 340282350000000000000000000000000000000
+"""`3.4028235e38`, the largest float32 as protojson writes it (shortest spelling),
+as an exact integer: validators compare the text's exact value, and the double
+nearest 3.4028235e38 is a little below it. The executor clamps the few values
+between it and float32's exact maximum, which protobuf's Python parser refuses."""
 DOUBLE_MAX = 1.7976931348623157e308
 
 
