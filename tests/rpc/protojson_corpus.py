@@ -352,7 +352,9 @@ def generate(draw: Callable[..., Any], schema: Any, root: Any, depth: int = 0) -
     if kind == "integer":
         return draw(st.integers(schema.get("minimum"), schema.get("maximum")))
     if kind == "number":
-        low, high = schema.get("minimum"), schema.get("maximum")
+        low, high = (
+            None if b is None else float(b) for b in (schema.get("minimum"), schema.get("maximum"))
+        )
         return draw(
             st.floats(low, high, allow_nan=False, allow_infinity=False) | st.integers(-9, 9)
         )
