@@ -172,7 +172,8 @@ def test_1e39_never_reaches_a_float_as_infinity(tools: dict[str, Tool], library:
     )
     # The largest float32 as protojson writes it is taken (protobuf's parser alone refuses it).
     tools["create_book"].validate(
-        '{"parent": "s", "book": {"title": "t", "weight_kg": 3.4028235e+38, "scale": -3.4028235e38}}'
+        '{"parent": "s", "book": {"title": "t", "weight_kg": 3.4028235e+38, '
+        '"scale": -3.4028235e38}}'
     )
     convert = RequestConverter("create_book", library.pb2.CreateBookRequest)
     made = convert(
