@@ -1,9 +1,11 @@
 """gRPC tools: per-call overhead on a loopback server, and tools built per RPC.
 
 - `call`: validated arguments -> RPC -> JSON text through a `links_get`-like
-  auto_execute tool, as a ratio to a hand-written call through the generated
-  stub + `MessageToDict` + `json.dumps`, alternating call by call in the same run
-  (goal ≤ 1.3x). Times are wall clock (the RPC's work happens in grpc's threads).
+  auto_execute tool with a per-conversation alias session (the id goes in as
+  `item-1` and comes back aliased), as a ratio to a hand-written call through the
+  generated stub + `MessageToDict` + `json.dumps` with the UUID itself,
+  alternating call by call in the same run (goal ≤ 1.3x); `call_plain` the same
+  without aliases. Times are wall clock (the RPC's work happens in grpc's threads).
 - `build`: `tools_from_descriptors` on a descriptor set of 200 annotated RPCs, ms per tool.
 Runs only when grpcio and grpcio-tools are installed.
 """
@@ -32,9 +34,20 @@ package bench.v1;
 import "ai/tools/v1/annotations.proto";
 message GetRequest { string id = 1; int32 size = 2; }
 message Item { string id = 1; string title = 2; int64 count = 3; repeated string tags = 4; }
+message GetAliasedRequest {
+  string id = 1 [(ai.tools.v1.tool_field).alias_prefix = "item"];
+  int32 size = 2;
+}
+message AliasedItem {
+  string id = 1 [(ai.tools.v1.tool_field).alias_prefix = "item"];
+  string title = 2; int64 count = 3; repeated string tags = 4;
+}
 service Bench {
   rpc Get(GetRequest) returns (Item) {
     option (ai.tools.v1.rpc_tool) = {name: "bench_get" auto_execute: true};
+  }
+  rpc GetAliased(GetAliasedRequest) returns (AliasedItem) {
+    option (ai.tools.v1.rpc_tool) = {name: "bench_get_aliased" auto_execute: true};
   }
 %s}
 """
@@ -73,10 +86,14 @@ def work_call(params: Mapping[str, Any]) -> dict[str, Any]:
     pb2 = importlib.import_module("bench_pb2")
     pb2_grpc = importlib.import_module("bench_pb2_grpc")
     calls = int(params["calls"])
+    aliased = bool(params.get("aliased", True))
 
     class Servicer(pb2_grpc.BenchServicer):  # type: ignore[misc, name-defined]
         async def Get(self, request: Any, context: Any) -> Any:
             return pb2.Item(id=request.id, title="t", count=1 << 40, tags=["a", "b"])
+
+        async def GetAliased(self, request: Any, context: Any) -> Any:
+            return pb2.AliasedItem(id=request.id, title="t", count=1 << 40, tags=["a", "b"])
 
     async def main() -> dict[str, Any]:
         server = grpc.aio.server()
@@ -84,17 +101,32 @@ def work_call(params: Mapping[str, Any]) -> dict[str, Any]:
         port = server.add_insecure_port("127.0.0.1:0")
         await server.start()
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-        (tool,) = tools_from_descriptors(data, channel=channel)
+        from toolcast.aliases import AliasSession
+
+        tools = {t.name: t for t in tools_from_descriptors(data, channel=channel)}
         stub = pb2_grpc.BenchStub(channel)
-        args = '{"id": "abc", "size": 3}'
+        uuid = "0b8f3c2e-5d41-4a7b-9c1e-2f6a8d9e0b11"
+        session = AliasSession("bench")
+        alias = await session.register("item", uuid)
+        if aliased:
+            tool, args, session_for = (
+                tools["bench_get_aliased"],
+                f'{{"id": "{alias}", "size": 3}}',
+                session,
+            )
+            method, request_cls = stub.GetAliased, pb2.GetAliasedRequest
+        else:
+            tool, args, session_for = tools["bench_get"], '{"id": "abc", "size": 3}', None
+            method, request_cls = stub.Get, pb2.GetRequest
+        hand_args = args.replace(alias, uuid)
 
         async def toolcast_path() -> None:
-            outcome = await tool.invoke(args)
+            outcome = await tool.invoke(args, aliases=session_for)
             assert not outcome.is_error, outcome.text
 
         async def hand_path() -> None:
-            request = pb2.GetRequest(**json.loads(args))
-            response = await stub.Get(request, timeout=30.0)
+            request = request_cls(**json.loads(hand_args))
+            response = await method(request, timeout=30.0)
             json.dumps(json_format.MessageToDict(response, preserving_proto_field_name=True))
 
         for path in (toolcast_path, hand_path):
@@ -150,6 +182,11 @@ def jobs(quick: bool) -> list[Job]:
     rounds, calls = (3, 100) if quick else (15, 300)
     return [
         Job("grpc/call", "benchmarks.bench_grpc:work_call", {"rounds": rounds, "calls": calls}),
+        Job(
+            "grpc/call_plain",
+            "benchmarks.bench_grpc:work_call",
+            {"rounds": rounds, "calls": calls, "aliased": False},
+        ),
         Job("grpc/build", "benchmarks.bench_grpc:work_build", {"rpcs": 200, "rounds": 3}),
     ]
 
@@ -161,7 +198,7 @@ def headline(results: Mapping[str, Any], quick: bool) -> list[str]:
     if call.get("status") != "ok":
         return []
     met = "yes" if call["ratio"] <= TARGET else "**no**"
-    label = "gRPC tool call (x stub + MessageToDict + json.dumps)"
+    label = "gRPC tool call, alias session (x stub + MessageToDict + json.dumps)"
     return [f"| {label} | {call['ratio']:.2f}x | ≤ {TARGET:g}x | {met} |"]
 
 
@@ -178,9 +215,13 @@ def render(results: Mapping[str, Any], quick: bool) -> str:
             f"{call['toolcast_us']:.0f} |",
             f"| hand-written: stub → MessageToDict → json.dumps | {call['hand_us']:.0f} |",
             "",
-            f"Ratio (median of interleaved rounds): {call['ratio']:.2f}x (goal ≤ {TARGET:g}x).",
+            f"Ratio with an alias session (median of interleaved rounds): {call['ratio']:.2f}x "
+            f"(goal ≤ {TARGET:g}x).",
             "",
         ]
+        plain = results.get("grpc/call_plain", {})
+        if plain.get("status") == "ok":
+            lines += [f"Without aliases: {plain['ratio']:.2f}x.", ""]
     else:
         lines.append(f"Call overhead not measured: {call.get('status', 'not run')}.")
     if build.get("status") == "ok":

@@ -22,7 +22,7 @@ from toolcast.grpc import include_path
 
 try:
     import grpc
-    import grpc_tools  # noqa: F401
+    import grpc_tools
 except ImportError:  # the `grpc` extra is not installed: nothing here can run
     collect_ignore_glob = ["test_*.py"]
 
@@ -35,6 +35,23 @@ def protoc(*args: str) -> subprocess.CompletedProcess[str]:
     """Run `python -m grpc_tools.protoc` with the test protos and toolcast's annotations."""
     command = [sys.executable, "-m", "grpc_tools.protoc", f"-I{PROTO}", f"-I{include_path()}"]
     return subprocess.run([*command, *args], capture_output=True, text=True, timeout=60)
+
+
+def googleapis_path() -> str:
+    """The `-I` of the .proto files googleapis-common-protos installs."""
+    from importlib.metadata import distribution
+
+    # From the distribution, not `google.api.*_pb2.__file__`: the session fixture
+    # compiles its own copy of field_behavior.proto onto sys.path.
+    found = distribution("googleapis-common-protos").locate_file("google/api/resource.proto")
+    return str(Path(str(found)).resolve().parents[2])
+
+
+def protoc_with(includes: list[str], *args: str) -> subprocess.CompletedProcess[str]:
+    """Run `python -m grpc_tools.protoc` with `includes`, then the installed protos."""
+    wkt = Path(grpc_tools.__file__).resolve().parent / "_proto"
+    command = [sys.executable, "-m", "grpc_tools.protoc", *includes, f"-I{googleapis_path()}"]
+    return subprocess.run([*command, f"-I{wkt}", *args], capture_output=True, text=True, timeout=60)
 
 
 def check(result: subprocess.CompletedProcess[str]) -> None:
@@ -99,6 +116,40 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Compiled:
         workflow.read_bytes(),
         modules,
     )
+
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+
+@dataclass(frozen=True)
+class Library:
+    """The corpus' AIP-style library service, compiled: modules and a descriptor set."""
+
+    pb2: ModuleType
+    grpc: ModuleType
+    descriptor_set: bytes
+
+
+@pytest.fixture(scope="session")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Library:
+    root = tmp_path_factory.mktemp("library_gen")
+    source = "library/v1/library.proto"
+    out = root / "library.binpb"
+    check(
+        protoc_with(
+            [f"-I{CORPUS}"],
+            f"--python_out={root}",
+            f"--grpc_python_out={root}",
+            f"--descriptor_set_out={out}",
+            "--include_imports",
+            "--include_source_info",
+            source,
+        )
+    )
+    sys.path.insert(0, str(root))
+    pb2 = importlib.import_module("library.v1.library_pb2")
+    stubs = importlib.import_module("library.v1.library_pb2_grpc")
+    return Library(pb2, stubs, out.read_bytes())
 
 
 @dataclass

@@ -130,15 +130,26 @@ def test_well_known_shapes(tools: dict[str, Tool]) -> None:
     assert p["at"]["format"] == "date-time"
     assert p["data"]["type"] == ["object", "null"]
     assert p["list"]["type"] == ["array", "null"]
-    assert p["anything"] == {}
-    assert p["packed"]["required"] == ["@type"]
+    value = {"$ref": "#/$defs/google_protobuf_Value"}  # any JSON, numbers finite
+    assert p["anything"]["anyOf"] == [value, {"type": "null"}]
+    assert p["data"]["additionalProperties"] == value
+    # An Any lists what it may pack: each branch closed, naming its "@type".
+    urls = [b.get("properties", {}).get("@type", {}).get("const") for b in p["packed"]["anyOf"]]
+    assert "type.googleapis.com/google.protobuf.Duration" in urls
     assert p["empty"]["properties"] == {}
     assert p["empty"]["additionalProperties"] is False
-    assert p["blob"] == {"type": "string", "contentEncoding": "base64"}
-    assert p["big"]["anyOf"][1] == {"type": "string", "pattern": "^-?[0-9]+$"}
-    assert p["huge"]["anyOf"][1]["pattern"] == "^[0-9]+$"
-    assert p["small"] == {"type": "integer", "minimum": -(2**31), "maximum": 2**31 - 1}
+    assert p["blob"]["contentEncoding"] == "base64"
+    assert p["blob"]["pattern"].startswith("^(?:[A-Za-z0-9+/_-]{4})*")
+    assert p["big"]["anyOf"][1]["pattern"].endswith(
+        "|-(?:0|[1-9][0-9]{0,17}|"
+        + (p["big"]["anyOf"][1]["pattern"].split("|-(?:0|[1-9][0-9]{0,17}|", 1)[1])
+    )
+    assert p["huge"]["anyOf"][0]["maximum"] == 2**64 - 1
+    assert p["small"]["minimum"] == -(2**31)
+    assert p["small"]["maximum"] == 2**31 - 1
+    assert p["small"]["description"] == "Optional; left out, it is 0."
     assert p["by_number"]["description"] == "Keys are integers written as strings."
+    assert p["by_number"]["propertyNames"]["pattern"].startswith("^(?:")
 
 
 def test_enums_leave_out_the_zero_value_on_input_only(tools: dict[str, Tool]) -> None:
@@ -150,11 +161,21 @@ def test_enums_leave_out_the_zero_value_on_input_only(tools: dict[str, Tool]) ->
 
 def test_required_fields(tools: dict[str, Tool]) -> None:
     schema = tools["links_create"].spec.input_schema
+    # google.api.field_behavior = REQUIRED only (AIP-203).
+    assert schema["required"] == ["destination"]
+    assert "metadata" not in schema["properties"]  # skip
+    assert "id" not in schema["properties"]  # OUTPUT_ONLY
+
+
+def test_required_every_scalar_is_the_original_rule(compiled: Compiled) -> None:
+    tools = {
+        t.name: t for t in tools_from_descriptors(compiled.with_comments, required="every_scalar")
+    }
+    schema = tools["links_create"].spec.input_schema
     # REQUIRED and plain proto3 scalars; not optional, repeated, map or message
     # fields, nor aliased ids (the model may have none to give).
     assert schema["required"] == ["destination", "shortlink", "kind", "max_clicks"]
-    assert "metadata" not in schema["properties"]  # skip
-    assert "id" not in schema["properties"]  # OUTPUT_ONLY
+    assert "Optional;" not in schema["properties"]["shortlink"]["description"]
 
 
 def test_descriptions(tools: dict[str, Tool]) -> None:
@@ -162,6 +183,7 @@ def test_descriptions(tools: dict[str, Tool]) -> None:
     assert p["destination"]["description"] == "The destination URL."
     assert p["shortlink"]["description"] == (
         "The shortlink (URL slug)\nfor the link.\n\n"
+        'Optional; left out, it is "".\n\n'
         "Send an empty string unless the user asked for a specific slug."
     )
     assert p["note"]["description"] == "Private note, never shown to visitors."
@@ -180,20 +202,17 @@ def test_optional_is_nullable_and_not_required(tools: dict[str, Tool]) -> None:
     assert "maybe" not in schema.get("required", [])
 
 
-def test_nested_oneof_is_a_union_of_closed_branches(tools: dict[str, Tool]) -> None:
+def test_a_nested_message_with_one_oneof_may_have_none_set(tools: dict[str, Tool]) -> None:
     inner = props(tools["kitchen_sink"])["inner"]
-    branches = inner["anyOf"]
-    assert branches[-1] == {"type": "null"}
-    url, nothing = branches[:2]
-    assert url["required"] == ["label", "url"]
-    assert set(url["properties"]) == {"label", "url"}
-    assert nothing["required"] == ["label", "nothing"]
-    assert url["additionalProperties"] is False
-    assert nothing["additionalProperties"] is False
-    # The Empty member is itself a closed object with properties.
-    assert nothing["properties"]["nothing"]["properties"] == {}
+    assert inner["type"] == ["object", "null"]
+    assert inner["not"] == {
+        "properties": {"url": {"not": {"type": "null"}}, "nothing": {"not": {"type": "null"}}},
+        "required": ["url", "nothing"],
+    }
     tool = tools["kitchen_sink"]
-    with pytest.raises(ValueError, match="Argument 'inner' must match one of"):
+    tool.validate({**sink_args(), "inner": {"label": "x"}})  # none set: proto allows it
+    tool.validate({**sink_args(), "inner": {"label": "x", "url": "u", "nothing": None}})
+    with pytest.raises(ValueError, match="Argument 'inner' must not"):
         tool.validate({**sink_args(), "inner": {"label": "x", "url": "u", "nothing": {}}})
 
 
@@ -206,8 +225,10 @@ def test_two_oneofs_are_flattened_with_a_note(tools: dict[str, Tool]) -> None:
 def test_root_oneof_is_an_object_whose_members_are_optional(tools: dict[str, Tool]) -> None:
     schema = tools["kitchen_choose"].spec.input_schema
     assert schema["type"] == "object"
+    # A strict tool: strict grammars have no `not`, so the executor checks the oneof.
+    assert "not" not in schema
     assert "anyOf" not in schema
-    assert schema["required"] == ["id"]
+    assert "required" not in schema  # nothing is REQUIRED
     assert set(schema["properties"]) == {"id", "name", "number"}
     from toolcast.providers import openai_chat
 
@@ -262,7 +283,9 @@ def test_only_zero_enum_and_streaming_are_refused_together(tmp_path: Any) -> Non
         tools_from_descriptors(compile_set(tmp_path, "bad/v1/bad.proto"))
     assert sorted(raised.value.codes) == ["enum-only-zero", "grpc-streaming", "grpc-streaming"]
     text = str(raised.value)
-    assert "bad.v1.BadService/Zero mode: enum bad.v1.OnlyZero has only its zero value" in text
+    assert (
+        "bad.v1.BadService/Zero mode: enum bad.v1.OnlyZero has only its unspecified value" in text
+    )
     assert "bad.v1.BadService/Upload: client-streaming RPCs cannot be tools" in text
     assert "bad.v1.BadService/Chat: bidirectional-streaming" in text
 
@@ -272,7 +295,7 @@ def test_the_ai_context_spelling_reads_by_number(tmp_path: Any) -> None:
     assert tool.name == "legacy_ping"
     assert tool.spec.strict is True
     assert tool.spec.description == "Echo a text."
-    assert props(tool)["text"]["description"] == "What to echo."
+    assert props(tool)["text"]["description"] == 'What to echo.\n\nOptional; left out, it is "".'
 
 
 def test_proto_dir_exists() -> None:
@@ -288,18 +311,15 @@ def test_portability_matrix(tools: dict[str, Tool]) -> None:
 
     matrix = build_matrix(list(tools.values()))
     refused = {key for key, cell in matrix.cells.items() if cell.status == "refused"}
-    # Gemini's OpenAPI `parameters` cannot take references; every other cell projects.
-    assert refused == {("workflow_tree_import", "Gemini `parameters`")}
+    # Gemini's OpenAPI `parameters` cannot take references (recursion, and the one
+    # definition bounding Struct/Value numbers); every other cell projects.
+    refs = {"workflow_tree_import", "kitchen_sink", "kitchen_sink_strict", "links_create"}
+    assert refused == {(name, "Gemini `parameters`") for name in refs}
     # Maps, Struct and Any are open objects: strict targets fall back with a note,
     # as they do for `dict[str, T]`.
     dropped = {key for key, cell in matrix.cells.items() if cell.strict_dropped}
     assert {tool for tool, _ in dropped} == {"kitchen_sink_strict"}
     assert matrix.cells["links_list", "OpenAI Chat"].strict_dropped is False
-
-
-def test_union_branches_require_their_member_not_null(tools: dict[str, Tool]) -> None:
-    url = props(tools["kitchen_sink"])["inner"]["anyOf"][0]
-    assert url["properties"]["url"] == {"type": "string"}
 
 
 def test_primary_prefix_follows_the_original_rule(compiled: Compiled) -> None:

@@ -16,10 +16,14 @@ from toolcast._define._names import check_name
 from toolcast._json import JsonSchema
 from toolcast.errors import DefinitionProblem, ToolDefinitionError
 from toolcast.grpc._index import DescriptorIndex, ServiceEntry
-from toolcast.grpc._schema import message_schema
-from toolcast.grpc._wire import read_field_annotations, read_rpc_tool
+from toolcast.grpc._schema import RequiredRule, message_schema
+from toolcast.grpc._wire import RpcTool, read_field_annotations, read_rpc_tool
 
-__all__ = ("RpcDefinition", "collect", "primary_prefix")
+__all__ = ("METHOD_CHOICES", "Choices", "RpcDefinition", "collect", "primary_prefix")
+
+METHOD_CHOICES = ("annotated", "all")
+"""`annotated`: only RPCs with `ai.tools.v1.rpc_tool`. `all`: also every unary and
+server-streaming RPC without it (named after the method, auto-executed)."""
 
 _MESSAGE = 11
 
@@ -106,6 +110,16 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """What `collect` turns into definitions, and how."""
+
+    methods: str = "annotated"
+    services: frozenset[str] | None = None
+    required: RequiredRule = "field_behavior"
+    any_types: tuple[str, ...] | None = None
+
+
 def _hoisted(schema: JsonSchema) -> tuple[JsonSchema, JsonSchema]:
     schema = dict(schema)
     defs = schema.pop("$defs", {})
@@ -113,13 +127,28 @@ def _hoisted(schema: JsonSchema) -> tuple[JsonSchema, JsonSchema]:
 
 
 def _definition(
-    index: DescriptorIndex, service: ServiceEntry, position: int, problems: list[DefinitionProblem]
+    index: DescriptorIndex,
+    service: ServiceEntry,
+    position: int,
+    problems: list[DefinitionProblem],
+    choices: Choices,
+    skipped: list[str],
 ) -> RpcDefinition | None:
     method = service.proto.method[position]
+    where = f"{service.full_name}/{method.name}"
     options = read_rpc_tool(method.options.SerializeToString())
     if options is None:
-        return None
-    where = f"{service.full_name}/{method.name}"
+        if choices.methods != "all":
+            skipped.append(f"{where}: no ai.tools.v1.rpc_tool annotation")
+            return None
+        if method.client_streaming:
+            kind = "bidirectional" if method.server_streaming else "client"
+            skipped.append(f"{where}: {kind}-streaming (a model sends one argument object)")
+            return None
+        options = RpcTool(
+            description=service.comments.get(position, "") or f"Calls the gRPC method {where}.",
+            auto_execute=True,
+        )
     found: list[DefinitionProblem] = []
     name = options.name or _snake(method.name)
     check_name(name, found)
@@ -149,7 +178,16 @@ def _definition(
         return None
     primary = primary_prefix(index, request, response)
     local: list[DefinitionProblem] = []
-    input_schema = message_schema(index, request, "input", id_prefix=primary, problems=local)
+    input_schema = message_schema(
+        index,
+        request,
+        "input",
+        id_prefix=primary,
+        problems=local,
+        required=choices.required,
+        any_types=choices.any_types,
+        strict=options.strict,
+    )
     output = message_schema(index, response, "output", id_prefix=primary, problems=local)
     if method.server_streaming:
         items, defs = _hoisted(output)
@@ -192,17 +230,35 @@ def _located(problems: Sequence[DefinitionProblem], where: str) -> list[Definiti
     ]
 
 
-def collect(index: DescriptorIndex, file_names: Sequence[str] | None = None) -> list[RpcDefinition]:
-    """Every annotated RPC of `file_names` (all files when None), sorted by tool name.
+def collect(
+    index: DescriptorIndex,
+    file_names: Sequence[str] | None = None,
+    choices: Choices | None = None,
+    skipped: list[str] | None = None,
+) -> list[RpcDefinition]:
+    """The RPCs of `file_names` (all files when None) that `choices` take, sorted by name.
+
+    Each RPC left out is appended to `skipped` as "Service/Method: reason".
 
     Raises:
         ToolDefinitionError: Listing every problem of every method at once.
+        ValueError: `choices.services` names a service that is not in the files.
     """
+    choices = choices or Choices()
+    skipped = [] if skipped is None else skipped
     problems: list[DefinitionProblem] = []
     found: dict[str, RpcDefinition] = {}
-    for service in index.services_of(file_names):
+    offered = list(index.services_of(file_names))
+    if choices.services is not None:
+        unknown = sorted(choices.services - {s.full_name for s in offered})
+        if unknown:
+            known = ", ".join(s.full_name for s in offered) or "none"
+            msg = f"unknown service(s) {', '.join(unknown)} (the source has: {known})."
+            raise ValueError(msg)
+        offered = [s for s in offered if s.full_name in choices.services]
+    for service in offered:
         for position in range(len(service.proto.method)):
-            definition = _definition(index, service, position, problems)
+            definition = _definition(index, service, position, problems, choices, skipped)
             if definition is None:
                 continue
             if definition.name in found:

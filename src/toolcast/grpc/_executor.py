@@ -15,6 +15,7 @@ from typing import Any, TypeAlias
 
 from toolcast._context import ToolContext
 from toolcast.errors import ToolError
+from toolcast.grpc._convert import RequestConverter, response_json
 
 __all__ = ("Metadata", "MetadataHook", "make_executor", "status_message")
 
@@ -99,9 +100,9 @@ def make_executor(
     from google.protobuf import json_format  # type: ignore[import-untyped,unused-ignore]
 
     plan = _Call(name, method, streaming, classes, channel, metadata, deadline, max_messages)
-    stubs: dict[int, tuple[Any, Any, Any]] = {}
+    stubs: dict[int, tuple[Any, RequestConverter, Any, Any]] = {}
 
-    def stub_for(channel: Any) -> tuple[Any, Any, Any]:
+    def stub_for(channel: Any) -> tuple[Any, RequestConverter, Any, Any]:
         key = id(channel)
         found = stubs.get(key)
         if found is None:
@@ -113,31 +114,25 @@ def make_executor(
                     request_serializer=request_cls.SerializeToString,
                     response_deserializer=response_cls.FromString,
                 ),
-                request_cls,
+                RequestConverter(plan.name, request_cls),
+                request_cls.DESCRIPTOR.file.pool,
                 channel,  # kept so the id stays this channel's while cached
             )
             stubs[key] = found
         return found
 
-    parse_dict = json_format.ParseDict
     to_dict = json_format.MessageToDict
     aio_error = grpc.aio.AioRpcError
 
     async def execute(arguments: Mapping[str, Any], context: ToolContext | None) -> Any:
         channel = plan.channel() if callable(plan.channel) else plan.channel
-        call, request_cls, _ = stub_for(channel)
-        pool = request_cls.DESCRIPTOR.file.pool
-        try:
-            # The request's own pool: an Any names types of that pool, not the default one.
-            request = parse_dict(arguments, request_cls(), descriptor_pool=pool)
-        except json_format.ParseError as exc:
-            msg = f"Arguments for '{plan.name}' were not accepted: {exc}"
-            raise ToolError(msg) from exc
+        call, convert, pool, _ = stub_for(channel)
+        request = convert(arguments)
         headers = _metadata(plan.metadata, context)
         try:
             if not plan.streaming:
                 response = await call(request, timeout=plan.deadline, metadata=headers)
-                return to_dict(response, preserving_proto_field_name=True, descriptor_pool=pool)
+                return response_json(plan.name, response, to_dict, pool)
             messages: list[Any] = []
             stream = call(request, timeout=plan.deadline, metadata=headers)
             truncated = False
@@ -146,9 +141,7 @@ def make_executor(
                     truncated = True
                     stream.cancel()
                     break
-                messages.append(
-                    to_dict(item, preserving_proto_field_name=True, descriptor_pool=pool)
-                )
+                messages.append(response_json(plan.name, item, to_dict, pool))
             return {"messages": messages, "truncated": truncated}
         except aio_error as exc:
             code = exc.code().name

@@ -37,6 +37,8 @@ class MessageEntry:
     """The declaring file's syntax: "proto2", "proto3" or "editions"."""
     comments: dict[int, str]
     """Leading comments by field index."""
+    file_name: str = ""
+    """The .proto file declaring the message."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +76,8 @@ class DescriptorIndex:
         package = file.package
         syntax = file.syntax or "proto2"
         for index, message in enumerate(file.message_type):
-            self._add_message(message, package, (_MESSAGE_TYPE, index), locations, syntax)
+            path = (_MESSAGE_TYPE, index)
+            self._add_message(message, package, path, locations, (syntax, file.name))
         for enum in file.enum_type:
             self.enums[_join(package, enum.name)] = enum
         for index, service in enumerate(file.service):
@@ -95,7 +98,7 @@ class DescriptorIndex:
         scope: str,
         path: tuple[int, ...],
         locations: dict[tuple[int, ...], str],
-        syntax: str,
+        where: tuple[str, str],
     ) -> None:
         full_name = _join(scope, message.name)
         comments = {
@@ -103,9 +106,10 @@ class DescriptorIndex:
             for i in range(len(message.field))
             if (*path, _FIELD, i) in locations
         }
-        self.messages[full_name] = MessageEntry(full_name, message, syntax, comments)
+        syntax, file_name = where
+        self.messages[full_name] = MessageEntry(full_name, message, syntax, comments, file_name)
         for index, nested in enumerate(message.nested_type):
-            self._add_message(nested, full_name, (*path, _NESTED_TYPE, index), locations, syntax)
+            self._add_message(nested, full_name, (*path, _NESTED_TYPE, index), locations, where)
         for enum in message.enum_type:
             self.enums[_join(full_name, enum.name)] = enum
 

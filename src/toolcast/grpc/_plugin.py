@@ -8,7 +8,9 @@ plain data plus a `tools(channel)` function; it imports nothing but toolcast
 
 Parameters (`--toolcast_opt=` or `--toolcast_out=KEY=VALUE,...:DIR`):
 `module=NAME` (default `toolcast_tools`), `pb2_package=PKG` (the package the
-`_pb2` modules live under, when not at the output root).
+`_pb2` modules live under, when not at the output root), `methods=all` (also
+RPCs without `rpc_tool`), `services=pkg.A:pkg.B`, `required=every_scalar`.
+Methods left out are listed on stderr, which protoc shows.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolcast.errors import ToolDefinitionError
-from toolcast.grpc._definition import RpcDefinition, collect
+from toolcast.grpc._definition import METHOD_CHOICES, Choices, RpcDefinition, collect
 from toolcast.grpc._index import DescriptorIndex
+from toolcast.grpc._schema import REQUIRED_RULES
 
 __all__ = ("generate", "main", "python_literal", "render")
 
@@ -73,7 +76,9 @@ def python_literal(value: Any, indent: int = 0) -> str:
         return open_ + "\n" + "\n".join(items) + "\n" + " " * indent + close
     if isinstance(value, str):
         return _string(value)
-    if value is None or isinstance(value, (bool, int, float)):
+    if isinstance(value, float):
+        return repr(value).replace("e+", "e")  # the formatter writes 1e308, not 1e+308
+    if value is None or isinstance(value, (bool, int)):
         return repr(value)
     msg = f"cannot write a {type(value).__name__} as a literal"
     raise TypeError(msg)
@@ -126,23 +131,43 @@ def _parameters(text: str) -> dict[str, str]:
             msg = f"protoc-gen-toolcast: parameter {item!r} is not KEY=VALUE."
             raise ValueError(msg)
         found[key.strip()] = value.strip()
-    unknown = sorted(set(found) - {"module", "pb2_package"})
+    known = ("module", "pb2_package", "methods", "services", "required")
+    unknown = sorted(set(found) - set(known))
     if unknown:
         msg = (
             f"protoc-gen-toolcast: unknown parameter(s) {', '.join(unknown)} "
-            "(known: module, pb2_package)."
+            f"(known: {', '.join(known)})."
+        )
+        raise ValueError(msg)
+    if found.get("methods", "annotated") not in METHOD_CHOICES:
+        msg = f"protoc-gen-toolcast: methods={found['methods']!r} (known: annotated, all)."
+        raise ValueError(msg)
+    if found.get("required", "field_behavior") not in REQUIRED_RULES:
+        msg = (
+            f"protoc-gen-toolcast: required={found['required']!r} "
+            "(known: field_behavior, every_scalar)."
         )
         raise ValueError(msg)
     return found
+
+
+def _choices(options: dict[str, str]) -> Choices:
+    services = options.get("services")
+    return Choices(
+        methods=options.get("methods", "annotated"),
+        # `services=a.B:c.D`: protoc splits parameters on commas.
+        services=None if services is None else frozenset(filter(None, services.split(":"))),
+        required=options.get("required", "field_behavior"),  # type: ignore[arg-type]
+    )
 
 
 def generate(request_bytes: bytes) -> bytes:
     """A serialized `CodeGeneratorResponse` for a serialized `CodeGeneratorRequest`."""
     from google.protobuf.compiler import plugin_pb2  # type: ignore[import-untyped,unused-ignore]
 
-    request = plugin_pb2.CodeGeneratorRequest.FromString(request_bytes)
     response = plugin_pb2.CodeGeneratorResponse(supported_features=_PROTO3_OPTIONAL)
     try:
+        request = plugin_pb2.CodeGeneratorRequest.FromString(request_bytes)
         options = _parameters(request.parameter)
         module = options.get("module", "toolcast_tools")
         if not module.replace(".", "_").isidentifier():
@@ -150,10 +175,19 @@ def generate(request_bytes: bytes) -> bytes:
             raise ValueError(msg)
         index = DescriptorIndex(request.proto_file)
         files = list(request.file_to_generate)
-        definitions = collect(index, files)
+        skipped: list[str] = []
+        choices = _choices(options)
+        definitions = collect(index, files, choices, skipped)
     except (ValueError, ToolDefinitionError) as exc:
         response.error = str(exc)
         return bytes(response.SerializeToString())
+    except Exception as exc:
+        response.error = f"protoc-gen-toolcast failed: {type(exc).__name__}: {exc}"
+        return bytes(response.SerializeToString())
+    if skipped and (choices.methods == "all" or not definitions):
+        # The diagnostic channel protoc shows without failing the build.
+        for line in skipped:
+            print(f"protoc-gen-toolcast: skipped {line}", file=sys.stderr)
     if definitions:
         out = response.file.add()
         out.name = module.replace(".", "/") + ".py"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
@@ -17,9 +18,10 @@ from typing import Any
 from toolcast._arguments import Limits
 from toolcast._tool import Tool
 from toolcast.errors import ToolError
-from toolcast.grpc._definition import RpcDefinition, collect
+from toolcast.grpc._definition import METHOD_CHOICES, Choices, RpcDefinition, collect
 from toolcast.grpc._executor import MetadataHook, make_executor
 from toolcast.grpc._index import DescriptorIndex
+from toolcast.grpc._schema import REQUIRED_RULES, RequiredRule
 
 __all__ = (
     "DEFINITIONS_ATTR",
@@ -140,8 +142,14 @@ def _default_classes(modules: Iterable[str] = ()) -> _Classes:
     return _Classes(find)
 
 
-def definitions_from(source: Source) -> tuple[list[RpcDefinition], _Classes]:
-    """The definitions of `source` and where its message classes come from."""
+def definitions_from(
+    source: Source, choices: Choices | None = None, skipped: list[str] | None = None
+) -> tuple[list[RpcDefinition], _Classes]:
+    """The definitions of `source` and where its message classes come from.
+
+    A module written by `protoc-gen-toolcast` holds definitions made when it was
+    generated: `choices` do not apply to it.
+    """
     if isinstance(source, (bytes, bytearray, memoryview, str, os.PathLike)):
         if isinstance(source, (str, os.PathLike)):
             with open(source, "rb") as handle:
@@ -150,7 +158,7 @@ def definitions_from(source: Source) -> tuple[list[RpcDefinition], _Classes]:
         source = descriptor_pb2.FileDescriptorSet.FromString(bytes(source))
     if type(source).__name__ == "FileDescriptorSet" and hasattr(source, "file"):
         files = list(source.file)
-        return collect(DescriptorIndex(files)), _set_classes(files)
+        return collect(DescriptorIndex(files), None, choices, skipped), _set_classes(files)
     modules = [source] if isinstance(source, ModuleType) else list(source)
     generated = [m for m in modules if is_generated_module(m)]
     if generated:
@@ -160,7 +168,7 @@ def definitions_from(source: Source) -> tuple[list[RpcDefinition], _Classes]:
         pb2 = [name for m in generated for name in getattr(m, PB2_ATTR, ())]
         plain = [m for m in modules if not is_generated_module(m)]
         if plain:
-            more, _ = definitions_from(plain)
+            more, _ = definitions_from(plain, choices, skipped)
             definitions += more
         return sorted(definitions, key=lambda d: d.name), _default_classes(pb2)
     protos: list[Any] = []
@@ -172,7 +180,7 @@ def definitions_from(source: Source) -> tuple[list[RpcDefinition], _Classes]:
         found, name = _file_protos(module)
         protos += found
         wanted.append(name)
-    return collect(DescriptorIndex(protos), wanted), _default_classes()
+    return collect(DescriptorIndex(protos), wanted, choices, skipped), _default_classes()
 
 
 def _unavailable(name: str, why: str) -> Callable[[Mapping[str, Any]], Any]:
@@ -186,13 +194,17 @@ def tools_from_descriptors(
     source: Source,
     *,
     channel: Any = None,
+    services: Iterable[str] | None = None,
+    methods: str = "annotated",
+    required: RequiredRule = "field_behavior",
+    any_types: Iterable[str] | None = None,
     handlers: Mapping[str, Callable[..., Any]] | None = None,
     metadata: MetadataHook | None = None,
     timeout: float | None = 30.0,
     max_messages: int = 100,
     limits: Limits | None = None,
 ) -> list[Tool]:
-    """Tools for every annotated RPC in `source`, sorted by name.
+    """Tools for the RPCs of `source`, sorted by name.
 
     Args:
         source: A `FileDescriptorSet` (serialized bytes, a path to one, or the
@@ -200,6 +212,17 @@ def tools_from_descriptors(
             written by `protoc-gen-toolcast`.
         channel: The host's `grpc.aio` channel (or a zero-argument callable that
             returns one) on which `auto_execute` tools call their RPC.
+        services: Full names of the services to take (default: every service of
+            the source's files); an unknown name is a ValueError.
+        methods: "annotated" (RPCs with `ai.tools.v1.rpc_tool`) or "all" (also
+            every unary and server-streaming RPC without it, auto-executed, named
+            after the method, described by its comment). Each RPC left out is
+            listed in one `UserWarning`.
+        required: "field_behavior" (only `google.api.field_behavior = REQUIRED`
+            fields are required, AIP-203) or "every_scalar" (also every plain
+            proto3 scalar, the original plugin's rule).
+        any_types: Full names of the messages a `google.protobuf.Any` may pack
+            (default: the well-known types, then the request file's messages).
         handlers: Handlers by tool name, for tools that are not `auto_execute`
             (or to replace the RPC call); each takes `(arguments)` or
             `(arguments, context)`, like a `Tool.from_schema` handler.
@@ -217,7 +240,27 @@ def tools_from_descriptors(
         ValueError: `handlers` names a tool `source` does not define.
         ImportError: protobuf or grpcio is not installed.
     """
-    definitions, classes = definitions_from(source)
+    if methods not in METHOD_CHOICES:
+        msg = f"methods={methods!r}: expected one of {', '.join(METHOD_CHOICES)}."
+        raise ValueError(msg)
+    if required not in REQUIRED_RULES:
+        msg = f"required={required!r}: expected one of {', '.join(REQUIRED_RULES)}."
+        raise ValueError(msg)
+    choices = Choices(
+        methods=methods,
+        services=None if services is None else frozenset(services),
+        required=required,
+        any_types=None if any_types is None else tuple(any_types),
+    )
+    skipped: list[str] = []
+    definitions, classes = definitions_from(source, choices, skipped)
+    if skipped and (methods == "all" or not definitions):
+        hint = "" if methods == "all" else " (pass methods='all' for RPCs without rpc_tool)"
+        warnings.warn(
+            f"{len(skipped)} gRPC method(s) are not tools{hint}: " + "; ".join(skipped),
+            UserWarning,
+            stacklevel=2,
+        )
     handlers = dict(handlers or {})
     unknown = sorted(set(handlers) - {d.name for d in definitions})
     if unknown:
