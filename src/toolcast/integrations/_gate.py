@@ -211,6 +211,10 @@ class Gate:
         """True when this call was paused for approval (in this thread or, resumed, in another)."""
         return call_id in thread.asked or call_id in self._paused
 
+    def forget(self, call_id: str) -> None:
+        """Drop the record of a paused call (it was answered)."""
+        self._paused.pop(call_id, None)
+
     def approved(self, thread: Thread, call: ToolCall, expected: str | None = None) -> Verdict:
         """The verdict on a call the framework says was approved: run it only if unchanged.
 
