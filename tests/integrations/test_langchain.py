@@ -1,4 +1,4 @@
-"""toolcast tools inside LangChain and LangGraph: fake chat models, `ToolNode`, `interrupt()` and a checkpointer."""
+"""toolcast tools in LangChain and LangGraph: fake chat models, ToolNode, interrupt(), checkpoints."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def ai(name: str, arguments: dict[str, Any], id: str) -> AIMessage:
 
 
 class Graph:
-    """model -> ToolNode -> model, checkpointed; the model node binds the tools the thread is shown."""
+    """model -> ToolNode -> model, checkpointed; the model binds the tools its thread is shown."""
 
     def __init__(self, *replies: AIMessage) -> None:
         self.tools = tc_lc.tools(toolset(), policy=POLICY)
@@ -52,7 +52,11 @@ class Graph:
 
 
 def results(state: dict[str, Any]) -> dict[str, tuple[str, str]]:
-    return {m.tool_call_id: (m.status, m.content) for m in state["messages"] if isinstance(m, ToolMessage)}
+    return {
+        m.tool_call_id: (m.status, m.content)
+        for m in state["messages"]
+        if isinstance(m, ToolMessage)
+    }
 
 
 async def test_a_valid_call_runs_in_a_tool_node() -> None:
@@ -77,14 +81,20 @@ async def test_a_refused_call_is_an_error_message_the_model_corrects() -> None:
     state = await graph.run({"messages": [HumanMessage("find a mug")]})
     found = results(state)
     assert found["c1"] == ("error", "Argument 'query' must be a string (got 5).")
-    assert found["c2"][0] == "error" and "colour" in found["c2"][1]
+    assert found["c2"][0] == "error"
+    assert "colour" in found["c2"][1]
     assert found["c3"] == ("success", '["mug (sku 1)"]')
 
 
 async def test_an_argument_named_like_langchains_plumbing_is_just_an_argument() -> None:
     tool = next(t for t in tc_lc.tools(toolset(), policy=POLICY) if t.name == "find_product")
     message = await tool.ainvoke(
-        {"name": "find_product", "args": {"query": "mug", "config": 1}, "id": "c1", "type": "tool_call"}
+        {
+            "name": "find_product",
+            "args": {"query": "mug", "config": 1},
+            "id": "c1",
+            "type": "tool_call",
+        }
     )
     assert message.status == "error"
     assert "config" in message.content
@@ -109,7 +119,9 @@ async def test_an_approval_is_an_interrupt_and_resuming_runs_the_call_once() -> 
         {"sku": 1, "quantity": 2},
     )
     assert ORDERS == []
-    done = await graph.run(Command(resume={"approved": True, "fingerprint": request["fingerprint"]}))
+    done = await graph.run(
+        Command(resume={"approved": True, "fingerprint": request["fingerprint"]})
+    )
     assert done["messages"][-1].content == "ordered"
     assert results(done) == {"o1": ("success", "ordered 2 x sku 1")}
     assert ORDERS == [(1, 2)]
@@ -125,7 +137,10 @@ async def test_an_approval_of_other_arguments_is_refused() -> None:
     done = await graph.run(Command(resume={"approved": True, "fingerprint": other}))
     assert other != request["fingerprint"]
     assert results(done) == {
-        "o2": ("error", "Tool 'place_order' was not run: its arguments changed after they were approved.")
+        "o2": (
+            "error",
+            "Tool 'place_order' was not run: its arguments changed after they were approved.",
+        )
     }
     assert ORDERS == []
 
@@ -153,7 +168,8 @@ async def test_aliases_both_ways_in_one_thread_and_not_across_threads() -> None:
     assert found["g1"] == ("success", f"docs {LINKS[1].id}")
     other = await graph.run({"messages": [HumanMessage("links")]}, thread="t2")
     status, text = results(other)["g2"]
-    assert status == "error" and "'link-1' is not a link id in this conversation" in text
+    assert status == "error"
+    assert "'link-1' is not a link id in this conversation" in text
 
 
 async def test_a_toolbox_opened_mid_run_is_shown_in_that_thread() -> None:
@@ -165,7 +181,9 @@ async def test_a_toolbox_opened_mid_run_is_shown_in_that_thread() -> None:
     )
     state = await graph.run({"messages": [HumanMessage("rooms")]})
     found = results(state)
-    assert found["f0"][0] == "error" and found["f0"][1].startswith("Unknown tool 'free_rooms'.")
-    assert "free_rooms" not in graph.bound[0] and "calendar" in graph.bound[0]
+    assert found["f0"][0] == "error"
+    assert found["f0"][1].startswith("Unknown tool 'free_rooms'.")
+    assert "free_rooms" not in graph.bound[0]
+    assert "calendar" in graph.bound[0]
     assert "free_rooms" in graph.bound[2]
     assert found["f1"] == ("success", '["Ada on 2026-01-05"]')

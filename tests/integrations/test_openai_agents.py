@@ -1,4 +1,4 @@
-"""toolcast tools inside the OpenAI Agents SDK, driven by the SDK's own `agents.testing.ScriptedModel`."""
+"""toolcast tools inside the OpenAI Agents SDK, driven by the SDK's own `ScriptedModel`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ pytest.importorskip("agents")
 
 from agents import Agent, RunConfig, Runner
 from agents.exceptions import ModelBehaviorError
-from agents.tool_context import ToolContext
 from agents.testing import ScriptedModel, assistant_message, function_call
+from agents.tool_context import ToolContext
 
 from toolcast.integrations import openai_agents as tc_oai
 
@@ -31,7 +31,9 @@ def shown(model: ScriptedModel, index: int) -> list[str]:
 
 
 def bot(model: ScriptedModel, **options: Any) -> Agent[Any]:
-    return Agent(name="shop", model=model, tools=tc_oai.function_tools(toolset(), policy=POLICY, **options))
+    return Agent(
+        name="shop", model=model, tools=tc_oai.function_tools(toolset(), policy=POLICY, **options)
+    )
 
 
 def step(name: str, arguments: str, id: str) -> list[Any]:
@@ -39,7 +41,9 @@ def step(name: str, arguments: str, id: str) -> list[Any]:
 
 
 async def test_a_valid_call_runs_with_the_strict_projection() -> None:
-    model = ScriptedModel([step("find_product", '{"query": "mug", "limit": null}', "c1"), [assistant_message("ok")]])
+    model = ScriptedModel(
+        [step("find_product", '{"query": "mug", "limit": null}', "c1"), [assistant_message("ok")]]
+    )
     result = await Runner.run(bot(model), "find a mug", context={})
     assert result.final_output == "ok"
     assert outputs(model, 1) == {"c1": '["mug (sku 1)"]'}  # null meant the default, 1
@@ -65,7 +69,9 @@ async def test_a_refused_call_reaches_the_model_and_it_corrects_itself() -> None
 
 
 async def test_the_error_function_is_the_hosts_to_choose() -> None:
-    model = ScriptedModel([step("find_product", '{"query": 5, "limit": null}', "c1"), [assistant_message("ok")]])
+    model = ScriptedModel(
+        [step("find_product", '{"query": 5, "limit": null}', "c1"), [assistant_message("ok")]]
+    )
     seen: list[Exception] = []
 
     def mine(ctx: Any, error: Exception) -> str:
@@ -74,20 +80,27 @@ async def test_the_error_function_is_the_hosts_to_choose() -> None:
 
     await Runner.run(bot(model, failure_error_function=mine), "x", context={})
     assert isinstance(seen[0], tc_oai.ToolcastRefusal)
-    assert seen[0].outcome.error is not None and seen[0].outcome.error.kind == "invalid_arguments"
+    assert seen[0].outcome.error is not None
+    assert seen[0].outcome.error.kind == "invalid_arguments"
     assert outputs(model, 1)["c1"].startswith("ERROR: Argument 'query' must be a string")
 
 
 async def test_a_denied_call_is_answered_and_nothing_runs() -> None:
-    model = ScriptedModel([step("delete_account", '{"user": "ann"}', "c1"), [assistant_message("ok")]])
+    model = ScriptedModel(
+        [step("delete_account", '{"user": "ann"}', "c1"), [assistant_message("ok")]]
+    )
     result = await Runner.run(bot(model), "delete ann", context={})
     assert result.final_output == "ok"
-    assert outputs(model, 1) == {"c1": "Tool 'delete_account' was denied: the policy does not allow it"}
+    assert outputs(model, 1) == {
+        "c1": "Tool 'delete_account' was denied: the policy does not allow it"
+    }
 
 
 async def test_an_approval_interrupts_the_run_and_resuming_runs_the_call_once() -> None:
     ORDERS.clear()
-    model = ScriptedModel([step("place_order", '{"sku": 1, "quantity": 2}', "o1"), [assistant_message("ordered")]])
+    model = ScriptedModel(
+        [step("place_order", '{"sku": 1, "quantity": 2}', "o1"), [assistant_message("ordered")]]
+    )
     agent = bot(model)
     paused = await Runner.run(agent, "order two", context={})
     assert [item.raw_item.call_id for item in paused.interruptions] == ["o1"]
@@ -102,7 +115,9 @@ async def test_an_approval_interrupts_the_run_and_resuming_runs_the_call_once() 
 
 async def test_a_rejected_call_never_runs() -> None:
     ORDERS.clear()
-    model = ScriptedModel([step("place_order", '{"sku": 1, "quantity": 9}', "o2"), [assistant_message("sorry")]])
+    model = ScriptedModel(
+        [step("place_order", '{"sku": 1, "quantity": 9}', "o2"), [assistant_message("sorry")]]
+    )
     agent = bot(model)
     paused = await Runner.run(agent, "order nine", context={})
     state = paused.to_state()
@@ -114,7 +129,9 @@ async def test_a_rejected_call_never_runs() -> None:
 
 async def test_an_approval_is_tied_to_the_exact_arguments() -> None:
     ORDERS.clear()
-    model = ScriptedModel([step("place_order", '{"sku": 1, "quantity": 2}', "o3"), [assistant_message("ok")]])
+    model = ScriptedModel(
+        [step("place_order", '{"sku": 1, "quantity": 2}', "o3"), [assistant_message("ok")]]
+    )
     tools = tc_oai.function_tools(toolset(), policy=POLICY)
     agent = Agent(name="shop", model=model, tools=tools)
     paused = await Runner.run(agent, "order two", context={})
@@ -133,7 +150,9 @@ async def test_an_approval_is_tied_to_the_exact_arguments() -> None:
     )
     assert ctx.is_tool_approved("place_order", "o3") is True
     answer = await order.on_invoke_tool(ctx, changed)
-    assert answer == "Tool 'place_order' was not run: its arguments changed after they were approved."
+    assert (
+        answer == "Tool 'place_order' was not run: its arguments changed after they were approved."
+    )
     assert ORDERS == []
 
 
@@ -155,7 +174,9 @@ async def test_aliases_both_ways_in_one_run() -> None:
 
 async def test_two_runs_have_two_alias_sessions() -> None:
     first = ScriptedModel([step("list_links", "{}", "l1"), [assistant_message("ok")]])
-    second = ScriptedModel([step("get_link", '{"link_id": "link-1"}', "g1"), [assistant_message("ok")]])
+    second = ScriptedModel(
+        [step("get_link", '{"link_id": "link-1"}', "g1"), [assistant_message("ok")]]
+    )
     tools = tc_oai.function_tools(toolset(), policy=POLICY)
     await Runner.run(Agent(name="a", model=first, tools=tools), "x", context={})
     await Runner.run(Agent(name="a", model=second, tools=tools), "x", context={})
@@ -175,7 +196,8 @@ async def test_a_toolbox_opened_mid_run_is_in_the_next_turns_tools() -> None:
     config = RunConfig(tool_not_found_behavior="return_error_to_model")
     await Runner.run(bot(model), "rooms", context={}, run_config=config)
     assert "free_rooms" in outputs(model, 1)["f0"]
-    assert "free_rooms" not in shown(model, 0) and "calendar" in shown(model, 0)
+    assert "free_rooms" not in shown(model, 0)
+    assert "calendar" in shown(model, 0)
     assert "free_rooms" not in shown(model, 1)  # a call is not an opening
     assert "free_rooms" in shown(model, 2)
     assert outputs(model, 3)["f1"] == '["Ada on 2026-01-05"]'

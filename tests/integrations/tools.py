@@ -1,4 +1,4 @@
-"""The tools every integration test drives: search, ids with aliases, an order needing approval, a toolbox."""
+"""The tools every integration test drives: search, aliased ids, an approved order, a toolbox."""
 
 from __future__ import annotations
 

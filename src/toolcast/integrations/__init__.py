@@ -1,4 +1,4 @@
-"""toolcast as the tool layer inside agent frameworks: pydantic-ai, the OpenAI Agents SDK, LangChain.
+"""toolcast as the tool layer inside agent frameworks: pydantic-ai, OpenAI Agents, LangChain.
 
 `from toolcast.integrations import pydantic_ai as tc_pai` and so on: each module
 imports its framework (an extra: `toolcast[pydantic-ai]`, `[openai-agents]`,

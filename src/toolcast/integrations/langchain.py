@@ -1,4 +1,4 @@
-"""toolcast tools as LangChain `BaseTool`s (for LangGraph's `ToolNode` too): `tools(catalog.select(), policy=policy)`.
+"""toolcast tools as LangChain `BaseTool`s, for LangGraph's `ToolNode` too: `tools(toolset)`.
 
 Each tool's `args_schema` is toolcast's canonical schema (a JSON Schema dict, so
 LangChain passes the arguments through unvalidated); every call goes through

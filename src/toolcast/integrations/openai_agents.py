@@ -1,4 +1,4 @@
-"""toolcast tools as OpenAI Agents SDK `FunctionTool`s: `function_tools(catalog.select(), policy=policy)`.
+"""toolcast tools as OpenAI Agents SDK `FunctionTool`s: `function_tools(toolset, policy=...)`.
 
 Each tool's schema is toolcast's Responses projection (strict where it can be,
 with null meaning "the default"); every call goes through toolcast's parse of
@@ -99,7 +99,9 @@ def _function_tool(gate: Gate, tool: Tool, on_error: ErrorFunction | None) -> Fu
     name = tool.name
     data = {"null_means_default": True} if strict else {}
 
-    async def needs_approval(ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str) -> bool:
+    async def needs_approval(
+        ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
+    ) -> bool:
         thread = _thread(gate, ctx)
         if gate.was_paused(thread, call_id):  # a resumed run: decided already, never again
             return True
@@ -118,7 +120,8 @@ def _function_tool(gate: Gate, tool: Tool, on_error: ErrorFunction | None) -> Fu
                 return await _refuse(on_error, ctx, _failure(call, "not_allowed", text))
             verdict = gate.approved(thread, call)
         else:
-            verdict = thread.decided.pop(call.id, None) or await gate.decide(thread, call)
+            decided = thread.decided.pop(call.id, None)
+            verdict = decided if decided is not None else await gate.decide(thread, call)
         if verdict.status == "deferred":
             text = _DEFERRED.format(name=name)
             return await _refuse(on_error, ctx, _failure(call, "not_run", text))
@@ -150,7 +153,9 @@ def _failure(call: ToolCall, kind: Any, text: str) -> ToolOutcome:
     return ToolOutcome.failure(kind, text, tool_name=call.name, call_id=call.id)
 
 
-async def _refuse(on_error: ErrorFunction | None, ctx: RunContextWrapper[Any], outcome: ToolOutcome) -> str:
+async def _refuse(
+    on_error: ErrorFunction | None, ctx: RunContextWrapper[Any], outcome: ToolOutcome
+) -> str:
     error = ToolcastRefusal(outcome)
     if on_error is None:
         raise error

@@ -46,7 +46,7 @@ def toolset(
     context: ToolContext | None = None,
     alias_store: AliasStore | None = None,
     max_retries: int = 1,
-    id: str | None = None,  # noqa: A002 - pydantic-ai's own name for it
+    id: str | None = None,
 ) -> AbstractToolset[Any]:
     """A pydantic-ai toolset whose calls toolcast resolves, checks and runs.
 
@@ -66,10 +66,10 @@ def toolset(
 class _Passthrough:
     """An `args_validator` that keeps the model's text for toolcast to read, untouched."""
 
-    def validate_json(self, input: str | bytes | bytearray, **_: Any) -> dict[str, Any]:  # noqa: A002
+    def validate_json(self, input: str | bytes | bytearray, **_: Any) -> dict[str, Any]:
         return _Raw(input)
 
-    def validate_python(self, input: Any, **_: Any) -> dict[str, Any]:  # noqa: A002
+    def validate_python(self, input: Any, **_: Any) -> dict[str, Any]:
         return input if isinstance(input, dict) else _Raw(input)
 
 
@@ -93,7 +93,7 @@ _PASSTHROUGH = _Passthrough()
 class _Toolset(AbstractToolset[Any]):
     """The toolset `toolset()` returns."""
 
-    def __init__(self, gate: Gate, max_retries: int, id: str | None) -> None:  # noqa: A002
+    def __init__(self, gate: Gate, max_retries: int, id: str | None) -> None:
         self.gate = gate
         self.max_retries = max_retries
         self._id = id
