@@ -1,4 +1,4 @@
-"""toolcast tools in LangChain and LangGraph: fake chat models, ToolNode, interrupt(), checkpoints."""
+"""toolcast tools in LangChain and LangGraph: fake chat models, ToolNode, interrupt()."""
 
 from __future__ import annotations
 
