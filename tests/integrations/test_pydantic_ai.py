@@ -180,3 +180,55 @@ async def test_pydantic_ais_test_model_calls_every_shown_tool_through_toolcast()
     )
     result = await bot.run("go")
     assert '"a (sku 1)"' in result.output or "sku 1" in result.output
+
+
+async def test_a_defer_rule_is_a_deferred_call_the_host_answers() -> None:
+    from toolcast import Policy
+
+    script = Script(call("find_product", '{"query": "mug"}', "d1"), "queued")
+    bot = Agent(
+        FunctionModel(script),
+        toolsets=[tc_pai.toolset(toolset(), policy=Policy(defer=["find_product"]))],
+        output_type=[str, DeferredToolRequests],
+    )
+    paused = await bot.run("find")
+    assert isinstance(paused.output, DeferredToolRequests)
+    assert [p.tool_call_id for p in paused.output.calls] == ["d1"]
+    done = await bot.run(
+        message_history=paused.all_messages(),
+        deferred_tool_results=DeferredToolResults(calls={"d1": "3 mugs"}),
+    )
+    assert done.output == "queued"
+    assert script.returned(1) == ["3 mugs"]
+
+
+async def test_a_failing_tool_is_a_tool_failure_not_a_retry() -> None:
+    from toolcast import Catalog, Policy, ToolError, tool
+
+    @tool
+    def fragile(n: int) -> int:
+        """Fail."""
+        raise ToolError(f"no item {n}")
+
+    script = Script(call("fragile", '{"n": 1}', "x1"), call("fragile", '{"n": 2}', "x2"), "ok")
+    bot = Agent(
+        FunctionModel(script),
+        toolsets=[tc_pai.toolset(Catalog([fragile]).select(), policy=Policy(allow=["*"]))],
+    )
+    result = await bot.run("x")  # max_retries=1: two retries would end the run; failures do not
+    assert result.output == "ok"
+    assert script.returned(1) == ["no item 1"]
+    assert script.returned(2) == ["no item 2"]
+
+
+async def test_one_alias_session_per_conversation_across_runs() -> None:
+    tools = tc_pai.toolset(toolset(), policy=POLICY)
+    first = Script(call("list_links", "{}", "l1"), "ok")
+    run = await Agent(FunctionModel(first), toolsets=[tools]).run("x")
+    second = Script(call("get_link", '{"link_id": "link-2"}', "g1"), "ok")
+    bot = Agent(FunctionModel(second), toolsets=[tools])
+    await bot.run("again", message_history=run.all_messages())  # same conversation_id
+    assert second.returned(1) == [f"docs {LINKS[1].id}"]
+    other = Script(call("get_link", '{"link_id": "link-2"}', "g2"), "ok")
+    await Agent(FunctionModel(other), toolsets=[tools]).run("new")  # a new conversation
+    assert "'link-2' is not a link id in this conversation" in other.returned(1)[0]

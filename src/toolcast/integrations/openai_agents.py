@@ -145,8 +145,17 @@ def _function_tool(gate: Gate, tool: Tool, on_error: ErrorFunction | None) -> Fu
         on_invoke_tool=on_invoke_tool,
         strict_json_schema=strict,
         is_enabled=is_enabled,
-        needs_approval=needs_approval,
+        needs_approval=needs_approval if _may_wait(gate, tool) else False,
     )
+
+
+def _may_wait(gate: Gate, tool: Tool) -> bool:
+    """False when no call of `tool` can wait for approval: its rules allow or deny it outright."""
+    spec = tool.spec
+    if spec.requires_approval:
+        return True
+    decision = gate.policy.by_rules(spec, spec.name)
+    return decision is None or decision.status == "pending"
 
 
 def _failure(call: ToolCall, kind: Any, text: str) -> ToolOutcome:
