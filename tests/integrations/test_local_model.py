@@ -43,7 +43,7 @@ async def test_a_local_model_calls_toolcast_tools_through_pydantic_ai(llama_serv
         result = await agent.run("What is 2 plus 3? Use the add tool.")
     except UnexpectedModelBehavior as exc:
         # The only way out of the run: pydantic-ai's own retry limit (max_retries=3 above).
-        assert "exceeded max retries" in str(exc)
+        assert "exceeded max retries" in str(exc)  # noqa: PT017 - either outcome is allowed
         return
     parts = [p for m in result.all_messages() for p in m.parts]
     answered = [p for p in parts if isinstance(p, (ToolReturnPart, RetryPromptPart))]
