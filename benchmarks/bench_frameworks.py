@@ -67,9 +67,7 @@ def _pydantic_ai() -> tuple[Subject, Subject]:
         return ModelResponse(parts=[ToolCallPart("add", ARGUMENTS, tool_call_id=f"c{round_}")])
 
     native = Agent(FunctionModel(respond), tools=[add])
-    ours = Agent(
-        FunctionModel(respond), toolsets=[tc_pai.toolset(_toolset(), policy=_policy())]
-    )
+    ours = Agent(FunctionModel(respond), toolsets=[tc_pai.toolset(_toolset(), policy=_policy())])
 
     def subject(name: str, agent: Any) -> Subject:
         async def call(_: Any) -> int:
@@ -89,7 +87,7 @@ def _openai_agents() -> tuple[Subject, Subject]:
 
     from toolcast.integrations import openai_agents as tc_oai
 
-    class Fake(Model):  # type: ignore[misc]
+    class Fake(Model):
         async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
             items = args[1] if len(args) > 1 else kwargs["input"]
             done = sum(

@@ -31,6 +31,7 @@ from toolcast.providers import openai_responses
 
 try:
     from agents import FunctionTool, RunContextWrapper
+    from agents import Tool as AgentTool
     from agents.tool_context import ToolContext
 except ImportError as exc:  # pragma: no cover - the extra is installed in the test suite
     raise install_hint("openai-agents", "openai_agents") from exc
@@ -68,7 +69,7 @@ def function_tools(
     context: TcContext | None = None,
     alias_store: AliasStore | None = None,
     failure_error_function: ErrorFunction | None = _UNSET,
-) -> list[FunctionTool]:
+) -> list[AgentTool]:
     """Agents SDK tools whose calls toolcast resolves, checks and runs.
 
     Args:
@@ -82,6 +83,7 @@ def function_tools(
     """
     gate = Gate(tools, policy, approver=approver, context=context, alias_store=alias_store)
     on_error = _toolcast_message if failure_error_function is _UNSET else failure_error_function
+    # Typed as the SDK's `Tool` union, so `Agent(tools=function_tools(...))` type-checks.
     return [_function_tool(gate, tool, on_error) for tool in gate.offered()]
 
 
