@@ -104,7 +104,9 @@ class _Toolset(AbstractToolset[Any]):
         return self._id
 
     def _thread(self, ctx: RunContext[Any]) -> Any:
-        return self.gate.thread(ctx.conversation_id or ctx.run_id or "")
+        # pydantic-ai gives every run a conversation id; without one the run's own
+        # usage object (shared by its steps) keys a private thread.
+        return self.gate.thread(ctx.conversation_id or ctx.run_id or ctx.usage)
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         thread = self._thread(ctx)
