@@ -187,3 +187,25 @@ async def test_a_toolbox_opened_mid_run_is_shown_in_that_thread() -> None:
     assert "calendar" in graph.bound[0]
     assert "free_rooms" in graph.bound[2]
     assert found["f1"] == ("success", '["Ada on 2026-01-05"]')
+
+
+async def test_outside_a_graph_a_waiting_call_is_answered_not_run() -> None:
+    ORDERS.clear()
+    tool = next(t for t in tc_lc.tools(toolset(), policy=POLICY) if t.name == "place_order")
+    call = {"name": "place_order", "args": {"sku": 1, "quantity": 2}, "id": "o9"}
+    message = await tool.ainvoke({**call, "type": "tool_call"})
+    assert message.status == "error"
+    assert message.content.startswith("Tool 'place_order' was not run: it waits for approval")
+    assert ORDERS == []
+
+
+def test_plain_langchain_sync_invoke_runs_through_toolcast() -> None:
+    tool = next(t for t in tc_lc.tools(toolset(), policy=POLICY) if t.name == "find_product")
+    good = tool.invoke(
+        {"name": "find_product", "args": {"query": "x"}, "id": "c1", "type": "tool_call"}
+    )
+    bad = tool.invoke(
+        {"name": "find_product", "args": {"query": 1}, "id": "c2", "type": "tool_call"}
+    )
+    assert (good.status, good.content) == ("success", '["x (sku 1)"]')
+    assert (bad.status, bad.content) == ("error", "Argument 'query' must be a string (got 1).")

@@ -232,3 +232,27 @@ async def test_one_alias_session_per_conversation_across_runs() -> None:
     other = Script(call("get_link", '{"link_id": "link-2"}', "g2"), "ok")
     await Agent(FunctionModel(other), toolsets=[tools]).run("new")  # a new conversation
     assert "'link-2' is not a link id in this conversation" in other.returned(1)[0]
+
+
+async def test_an_approval_resumed_by_another_process_needs_the_fingerprint_back() -> None:
+    ORDERS.clear()
+    script = Script(call("place_order", '{"sku": 4, "quantity": 1}', "o7"), "ok", "ok")
+    paused = await agent(script).run("order")
+    requests = paused.output
+    assert isinstance(requests, DeferredToolRequests)
+    # a fresh toolset stands for another process: it never saw the pause
+    without = await agent(script).run(
+        message_history=paused.all_messages(),
+        deferred_tool_results=DeferredToolResults(approvals={"o7": True}),
+    )
+    assert without.output == "ok"
+    assert ORDERS == []
+    assert "no approval request of this conversation matches call 'o7'" in script.returned(1)[0]
+    carried = await agent(script).run(
+        message_history=paused.all_messages(),
+        deferred_tool_results=DeferredToolResults(
+            approvals={"o7": True}, metadata=requests.metadata
+        ),
+    )
+    assert carried.output == "ok"
+    assert ORDERS == [(4, 1)]

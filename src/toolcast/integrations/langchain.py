@@ -143,7 +143,7 @@ class ToolcastTool(BaseTool):
         }
         try:
             answer = interrupt(request)
-        except RuntimeError:  # outside a graph run: no one can be asked
+        except (RuntimeError, KeyError):  # outside a graph run (no config, no scratchpad)
             thread.asked.pop(call.id, None)
             return Verdict("refused", _failure(call, "not_run", _NO_GRAPH.format(name=name)))
         thread.asked.pop(call.id, None)
