@@ -45,6 +45,7 @@ SECTIONS = (
     "benchmarks.bench_grpc",
     "benchmarks.bench_aliases",
     "benchmarks.bench_mcp",
+    "benchmarks.bench_frameworks",
 )
 DOC = ROOT / "docs" / "benchmarks.md"
 QUICK_DOC = ROOT / ".benchmarks" / "benchmarks-quick.md"

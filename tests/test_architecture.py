@@ -148,6 +148,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "grpc": {"root", "_define", "_catalog", "aliases"},
     "examples": {"root", "_define", "_catalog"},
     "_cli": {"*"},
+    # toolcast as the tool layer inside agent frameworks (issue 23)
+    "integrations": {"root", "_catalog", "aliases", "policy", "loop", "providers"},
 }
 FACADE = {"toolcast", "toolcast.__main__", "toolcast.typing"}
 
