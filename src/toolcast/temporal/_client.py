@@ -17,6 +17,7 @@ from temporalio.client import (
     WorkflowUpdateFailedError,
 )
 from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError
 
 from toolcast.errors import ToolcastError
 from toolcast.loop._conversation import CallRecord, Conversation, fingerprint
@@ -210,6 +211,9 @@ class RunHandle:
             cause = exc.cause
             text = cause.message if isinstance(cause, ApplicationError) else str(cause)
             raise ConversationError(text) from None
+        except RPCError as exc:  # the run closed: no decision can reach it any more
+            msg = f"Run {self.id!r} cannot take a decision on {call_id!r}: {exc.message}."
+            raise ConversationError(msg) from None
 
 
 def _run_failed(exc: WorkflowFailureError) -> RunFailedError:

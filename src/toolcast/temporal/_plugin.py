@@ -124,6 +124,7 @@ class ToolcastPlugin(temporalio.client.Plugin, temporalio.worker.Plugin):
         self, config: temporalio.worker.WorkerConfig
     ) -> temporalio.worker.WorkerConfig:
         """Register the workflow (once) and this runtime's activities."""
+        self.runtime.build_models()
         register_runtime(config.get("task_queue") or "*", self.runtime)
         config["workflows"] = _with_workflow(config.get("workflows"))
         activities = list(config.get("activities") or ())
@@ -142,6 +143,7 @@ class ToolcastPlugin(temporalio.client.Plugin, temporalio.worker.Plugin):
         self, config: temporalio.worker.ReplayerConfig
     ) -> temporalio.worker.ReplayerConfig:
         """Register the workflow for replay, with this runtime for any task queue."""
+        self.runtime.build_models()
         register_runtime("*", self.runtime)
         config["workflows"] = _with_workflow(config.get("workflows"))
         return config

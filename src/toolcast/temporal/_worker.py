@@ -92,6 +92,12 @@ class Runtime:
             self._built[name] = model  # type: ignore[assignment]
             return model  # type: ignore[return-value]
 
+    def build_models(self) -> None:
+        """Build every model now, on the worker: never inside a workflow task, where a
+        slow import or constructor would trip Temporal's deadlock detector."""
+        for name in self.models:
+            self.model(name)
+
     # -- activity options ---------------------------------------------------------------
 
     def tool_options(self, spec: ToolSpec) -> dict[str, Any]:
