@@ -96,9 +96,9 @@ async def test_approve_and_deny_from_another_process(temporal, effects):
         answers = [(m["tool_call_id"], m["content"]) for m in second if m["role"] == "tool"]
         assert answers == [
             ("c1", '{"order":42,"total":40}'),
-            ("c2", "Tool 'delete_account' was denied: the policy does not allow it"),
+            ("c2", "Error: Tool 'delete_account' was denied: the policy does not allow it"),
             ("c3", "refunded 5 on order 42"),
-            ("c4", "Tool 'cancel_order' was denied: out of policy"),
+            ("c4", "Error: Tool 'cancel_order' was denied: out of policy"),
         ]
 
 
