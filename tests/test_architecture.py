@@ -148,6 +148,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "grpc": {"root", "_define", "_catalog", "aliases"},
     "examples": {"root", "_define", "_catalog"},
     "_cli": {"*"},
+    # toolcast.temporal: the loop as a Temporal workflow, reusing the loop's own pieces.
+    "temporal": {"root", "_catalog", "aliases", "policy", "loop"},
 }
 FACADE = {"toolcast", "toolcast.__main__", "toolcast.typing"}
 

@@ -54,7 +54,7 @@ class ToolSpec:
     timeout: float | None = None
     """Seconds before the call is abandoned with a timeout result."""
     idempotent: bool = False
-    """A second run with the same arguments has no further effect, so a durable engine may retry it."""
+    """Running it again with the same arguments has no further effect (Temporal may retry it)."""
     strict: bool = True
     """Ask providers for strict (schema-constrained) decoding where they offer it."""
     envelope: bool = False

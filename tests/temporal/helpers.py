@@ -11,9 +11,9 @@ from typing import Any, TypeVar
 from temporalio.client import Client
 from temporalio.common import RetryPolicy
 from temporalio.worker import Worker
+from tests.temporal.tools import POLICY, tool_set
 
 import toolcast.temporal as tt
-from tests.temporal.tools import POLICY, tool_set
 
 T = TypeVar("T")
 
@@ -29,13 +29,17 @@ def queue() -> str:
 def worker(client: Client, task_queue: str, models: dict[str, Any], **options: Any) -> Worker:
     """An in-process worker with the shared catalog (fast retries, so failures show soon)."""
     options.setdefault("policy", POLICY)
-    options.setdefault("model_retry", RetryPolicy(maximum_attempts=2, initial_interval=timedelta(milliseconds=100)))
+    options.setdefault(
+        "model_retry", RetryPolicy(maximum_attempts=2, initial_interval=timedelta(milliseconds=100))
+    )
     options.setdefault("heartbeat_timeout", timedelta(seconds=5))
     plugin = tt.ToolcastPlugin(tools=options.pop("tools", tool_set()), models=models, **options)
     return Worker(client, task_queue=task_queue, plugins=[plugin])
 
 
-async def eventually(get: Callable[[], Awaitable[T]], ok: Callable[[T], bool], tries: int = 200) -> T:
+async def eventually(
+    get: Callable[[], Awaitable[T]], ok: Callable[[T], bool], tries: int = 200
+) -> T:
     """Poll `get` until `ok` holds (a bounded number of times, 50 ms apart)."""
     for _ in range(tries):
         value = await get()

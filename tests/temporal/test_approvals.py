@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
-import toolcast.temporal as tt
 from tests.providers.fakeserver import FakeServer
 from tests.temporal.helpers import connect, eventually, queue, worker
 from tests.temporal.tools import completion, lines, make_model
+
+import toolcast.temporal as tt
 from toolcast.loop import ConversationError, RunResult
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +44,9 @@ async def test_approve_and_deny_from_another_process(temporal, effects):
         client = await connect(temporal.address)
         task_queue = queue()
         async with worker(client, task_queue, {"default": make_model(server.url)}):
-            handle = await tt.start_run(client, task_queue, "Refund 5 on order 42", id="conv-42-" + task_queue)
+            handle = await tt.start_run(
+                client, task_queue, "Refund 5 on order 42", id="conv-42-" + task_queue
+            )
             pending = await eventually(handle.pending, lambda p: len(p) == 2)
             assert [(r.id, r.name, json.loads(r.arguments)) for r in pending] == [
                 ("c3", "refund", {"order": 42, "amount": 5}),
@@ -67,15 +69,28 @@ async def test_approve_and_deny_from_another_process(temporal, effects):
             # A stateless process finds the run by the conversation id alone.
             # (asyncio's subprocess: the in-process worker shares this event loop.)
             decider = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "tests.temporal.decide", temporal.address, handle.id,
-                "approve", "c3", "deny", "c4", "out of policy",
-                cwd=ROOT, env=os.environ.copy(), stdout=asyncio.subprocess.PIPE,
+                sys.executable,
+                "-m",
+                "tests.temporal.decide",
+                temporal.address,
+                handle.id,
+                "approve",
+                "c3",
+                "deny",
+                "c4",
+                "out of policy",
+                cwd=ROOT,
+                env=os.environ.copy(),
+                stdout=asyncio.subprocess.PIPE,
             )
             out, _ = await asyncio.wait_for(decider.communicate(), 120)
             assert decider.returncode == 0
             assert out.decode().splitlines() == ["approved c3", "denied c4"]
             # A second decision for the same call is refused, from any process.
-            with pytest.raises(ConversationError, match="already answered|does not wait|No call 'c3' awaits|cannot take a decision"):
+            with pytest.raises(
+                ConversationError,
+                match=r"already answered|does not wait|No call 'c3' awaits|cannot take a decision",
+            ):
                 await handle.deny("c3", "too late")
 
             result = await tt.get_run(client, handle.id).result()
@@ -83,13 +98,18 @@ async def test_approve_and_deny_from_another_process(temporal, effects):
         assert result.status == "done"
         assert result.text == "Refunded 5 on order 42; not cancelled."
         assert result.rounds == 2
-        assert result.usage.input_tokens == 60 and result.usage.output_tokens == 14
+        assert result.usage.input_tokens == 60
+        assert result.usage.output_tokens == 14
         # Each approved call ran once, with exactly its arguments; nothing else ran.
         assert lines(effects) == ["lookup 42", "refund 42 5"]
         by_id = {r.id: r for r in result.calls}
         assert [r.id for r in result.calls] == ["c1", "c2", "c3", "c4"]
-        assert by_id["c2"].outcome.text == "Tool 'delete_account' was denied: the policy does not allow it"
-        assert by_id["c3"].decided_by == "host" and by_id["c3"].outcome.text == "refunded 5 on order 42"
+        assert (
+            by_id["c2"].outcome.text
+            == "Tool 'delete_account' was denied: the policy does not allow it"
+        )
+        assert by_id["c3"].decided_by == "host"
+        assert by_id["c3"].outcome.text == "refunded 5 on order 42"
         assert by_id["c4"].outcome.text == "Tool 'cancel_order' was denied: out of policy"
         # The model got every answer, in call order, correlated by id.
         second = server.bodies(CHAT)[1]["messages"]

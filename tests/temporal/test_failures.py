@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
-import toolcast.temporal as tt
 from tests.providers.fakeserver import FakeServer
 from tests.temporal.helpers import connect, eventually, queue, worker
 from tests.temporal.tools import completion, make_model
+
+import toolcast.temporal as tt
 
 CHAT = "/v1/chat/completions"
 
@@ -26,7 +26,8 @@ async def test_raising_and_timing_out_tools_reach_the_model(temporal):
     # Exactly what toolcast.run answers: the tool's own error, and its own timeout.
     assert broken.error.kind == "exception"
     assert broken.text == "Tool 'broken' failed: RuntimeError: disk on fire"
-    assert hang.error.kind == "timeout" and hang.text == "Tool 'hang' timed out after 0.5 s."
+    assert hang.error.kind == "timeout"
+    assert hang.text == "Tool 'hang' timed out after 0.5 s."
     answers = [m["content"] for m in server.bodies(CHAT)[1]["messages"] if m["role"] == "tool"]
     assert answers == [f"Error: {broken.text}", f"Error: {hang.text}"]
 
@@ -49,19 +50,28 @@ async def test_unknown_model_name_fails_the_run_clearly(temporal):
     client = await connect(temporal.address)
     task_queue = queue()
     async with worker(client, task_queue, {"default": make_model("http://127.0.0.1:9")}):
-        handle = await tt.start_run(client, task_queue, "Hello", id="nomodel-" + task_queue, model="big")
+        handle = await tt.start_run(
+            client, task_queue, "Hello", id="nomodel-" + task_queue, model="big"
+        )
         with pytest.raises(tt.RunFailedError, match="This worker has no model 'big'"):
             await handle.result()
 
 
 async def test_cancelled_run_keeps_its_journal(temporal):
     with FakeServer() as server:
-        server.queue(CHAT, completion(calls=[("l1", "lookup", {"order": 3}), ("r1", "refund", {"order": 3, "amount": 1})]))
+        server.queue(
+            CHAT,
+            completion(
+                calls=[("l1", "lookup", {"order": 3}), ("r1", "refund", {"order": 3, "amount": 1})]
+            ),
+        )
         client = await connect(temporal.address)
         task_queue = queue()
         async with worker(client, task_queue, {"default": make_model(server.url)}):
             handle = await tt.start_run(client, task_queue, "Refund", id="cancel-" + task_queue)
-            await eventually(handle.conversation, lambda c: c.batch and c.batch[0].outcome is not None)
+            await eventually(
+                handle.conversation, lambda c: c.batch and c.batch[0].outcome is not None
+            )
             await handle.cancel()
             result = await handle.result()
     assert result.status == "cancelled"

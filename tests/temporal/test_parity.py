@@ -7,11 +7,11 @@ import threading
 import time
 
 from temporalio.client import WorkflowExecutionStatus
-
-import toolcast.temporal as tt
 from tests.providers.fakeserver import FakeServer
 from tests.temporal.helpers import connect, eventually, queue, worker
 from tests.temporal.tools import POLICY, completion, make_model, tool_set
+
+import toolcast.temporal as tt
 from toolcast import Decision, Policy, run
 from toolcast.testing import ScriptedModel, call
 
@@ -32,9 +32,14 @@ def comparable(result) -> dict:
     del data["id"], data["version"]
     data["aliases"] = data["aliases"]["aliases"] if data["aliases"] else None
     return {
-        "status": result.status, "text": result.text, "rounds": result.rounds,
-        "usage": result.usage, "costs": result.costs, "calls": [r.id for r in result.calls],
-        "outcomes": [r.outcome.text for r in result.calls], "conversation": data,
+        "status": result.status,
+        "text": result.text,
+        "rounds": result.rounds,
+        "usage": result.usage,
+        "costs": result.costs,
+        "calls": [r.id for r in result.calls],
+        "outcomes": [r.outcome.text for r in result.calls],
+        "conversation": data,
     }
 
 
@@ -46,12 +51,14 @@ async def test_same_result_and_conversation_as_toolcast_run(temporal):
     async with worker(client, task_queue, {"default": model}):
         handle = await tt.start_run(client, task_queue, "Ship order 1", id="parity-" + task_queue)
         durable = await handle.result()
-        usage, totals = await handle.usage()
+        _usage, totals = await handle.usage()
     assert comparable(durable) == comparable(local)
-    assert durable.total_costs == {"usd": 1.5} and totals == {"usd": 1.5}
+    assert durable.total_costs == {"usd": 1.5}
+    assert totals == {"usd": 1.5}
     # The toolbox opened inside the workflow: the member came with its description.
     shown = [[s.name for s in r.tools] for r in model.requests]
-    assert "ship" not in shown[1] and "ship" in shown[2]
+    assert "ship" not in shown[1]
+    assert "ship" in shown[2]
     ship = next(s for s in model.requests[2].tools if s.name == "ship")
     assert ship.description.startswith("Ship an order with a carrier")
 
@@ -60,16 +67,25 @@ async def test_guards_and_max_rounds(temporal):
     stuck = [[call("lookup", id=f"r{i}", order=5)] for i in range(4)]
     client = await connect(temporal.address)
     task_queue = queue()
-    async with worker(client, task_queue, {"default": ScriptedModel(stuck), "other": ScriptedModel(list(stuck))}):
-        repeated = await (await tt.start_run(
-            client, task_queue, "Look", id="repeat-" + task_queue, repeat_limit=3
-        )).result()
-        capped = await (await tt.start_run(
-            client, task_queue, "Look", id="cap-" + task_queue, model="other", max_rounds=2
-        )).result()
-    assert repeated.status == "repeated" and repeated.rounds == 3
+    async with worker(
+        client, task_queue, {"default": ScriptedModel(stuck), "other": ScriptedModel(list(stuck))}
+    ):
+        repeated = await (
+            await tt.start_run(
+                client, task_queue, "Look", id="repeat-" + task_queue, repeat_limit=3
+            )
+        ).result()
+        capped = await (
+            await tt.start_run(
+                client, task_queue, "Look", id="cap-" + task_queue, model="other", max_rounds=2
+            )
+        ).result()
+    assert repeated.status == "repeated"
+    assert repeated.rounds == 3
     assert repeated.calls[-1].outcome.error.kind == "not_run"
-    assert capped.status == "max_rounds" and capped.rounds == 2 and len(capped.calls) == 2
+    assert capped.status == "max_rounds"
+    assert capped.rounds == 2
+    assert len(capped.calls) == 2
 
 
 async def test_blocking_sync_evaluator_runs_as_an_activity_once_per_call(temporal):
@@ -88,11 +104,14 @@ async def test_blocking_sync_evaluator_runs_as_an_activity_once_per_call(tempora
     client = await connect(temporal.address)
     task_queue = queue()
     async with worker(client, task_queue, {"default": model}, policy=policy):
-        result = await (await tt.start_run(client, task_queue, "Spend", id="eval-" + task_queue)).result()
+        result = await (
+            await tt.start_run(client, task_queue, "Spend", id="eval-" + task_queue)
+        ).result()
     assert result.status == "done"
     assert asked == [("s1", 1)]  # decided once, recorded
     assert threading.get_ident() not in threads
-    assert result.calls[0].decision.allowed and result.calls[0].outcome.text == "spent 1"
+    assert result.calls[0].decision.allowed
+    assert result.calls[0].outcome.text == "spent 1"
 
 
 async def test_long_conversation_continues_as_new_without_losing_anything(temporal):
@@ -106,11 +125,15 @@ async def test_long_conversation_continues_as_new_without_losing_anything(tempor
         first_run = (await handle.workflow.describe()).run_id
         result = await handle.result()
         latest = await client.get_workflow_handle(handle.id).describe()
-    local = await run(ScriptedModel(list(turns)), "Spend", tools=tool_set(), policy=POLICY, max_rounds=20)
+    local = await run(
+        ScriptedModel(list(turns)), "Spend", tools=tool_set(), policy=POLICY, max_rounds=20
+    )
     assert latest.run_id != first_run  # it did continue as new
     assert latest.status == WorkflowExecutionStatus.COMPLETED
     assert comparable(result) == comparable(local)
-    assert result.rounds == 7 and len(result.calls) == 6 and result.total_costs == {"usd": 3.0}
+    assert result.rounds == 7
+    assert len(result.calls) == 6
+    assert result.total_costs == {"usd": 3.0}
 
 
 async def test_queries_while_it_waits(temporal):
@@ -124,6 +147,8 @@ async def test_queries_while_it_waits(temporal):
             usage, totals = await handle.usage()
             conversation = await handle.conversation()
             await handle.cancel()
-    assert usage.input_tokens == 30 and usage.output_tokens == 7 and totals == {}
+    assert usage.input_tokens == 30
+    assert usage.output_tokens == 7
+    assert totals == {}
     assert [m["role"] for m in conversation.messages] == ["user", "assistant"]
     assert conversation.pending[0].name == "refund"

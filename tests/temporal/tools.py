@@ -112,8 +112,19 @@ class Shipping:
 
 
 CATALOG = Catalog(
-    [lookup, refund, cancel_order, delete_account, slow, slow_sync, broken, hang, answer, spend,
-     Shipping]
+    [
+        lookup,
+        refund,
+        cancel_order,
+        delete_account,
+        slow,
+        slow_sync,
+        broken,
+        hang,
+        answer,
+        spend,
+        Shipping,
+    ]
 )
 POLICY = Policy(allow=["*"], deny=["delete_*"])
 
@@ -125,7 +136,12 @@ def tool_set() -> Any:
 # -- the scripted OpenAI-compatible model -------------------------------------------------
 
 
-def completion(content: str | None = None, calls: list[tuple[str, str, dict[str, Any]]] = (), *, finish: str | None = None) -> dict[str, Any]:  # type: ignore[assignment]
+def completion(
+    content: str | None = None,
+    calls: list[tuple[str, str, dict[str, Any]]] = (),
+    *,
+    finish: str | None = None,
+) -> dict[str, Any]:  # type: ignore[assignment]
     """A Chat Completions response: text, or tool calls `(id, name, arguments)`."""
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if calls:
@@ -139,7 +155,11 @@ def completion(content: str | None = None, calls: list[tuple[str, str, dict[str,
         "created": 1,
         "model": "scripted",
         "choices": [
-            {"index": 0, "finish_reason": finish or ("tool_calls" if calls else "stop"), "message": message}
+            {
+                "index": 0,
+                "finish_reason": finish or ("tool_calls" if calls else "stop"),
+                "message": message,
+            }
         ],
         "usage": {"prompt_tokens": 30, "completion_tokens": 7, "total_tokens": 37},
     }

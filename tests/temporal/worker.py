@@ -15,9 +15,9 @@ from datetime import timedelta
 
 from temporalio.client import Client
 from temporalio.worker import Worker
+from tests.temporal.tools import POLICY, make_model, tool_set
 
 import toolcast.temporal as tt
-from tests.temporal.tools import POLICY, make_model, tool_set
 
 
 async def main(address: str, task_queue: str, url: str) -> None:

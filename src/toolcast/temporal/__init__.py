@@ -20,11 +20,11 @@ from toolcast.temporal._plugin import ToolcastPlugin
 from toolcast.temporal._workflow import WORKFLOW, ToolcastRun
 
 __all__ = (
-    "WORKFLOW",
     "RunFailedError",
     "RunHandle",
     "ToolcastPlugin",
     "ToolcastRun",
+    "WORKFLOW",
     "get_run",
     "start_run",
 )

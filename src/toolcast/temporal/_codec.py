@@ -75,9 +75,7 @@ def encode_turn(turn: ModelTurn) -> dict[str, Any]:
 
 def decode_turn(data: Mapping[str, Any]) -> ModelTurn:
     """The turn `encode_turn` wrote."""
-    calls = tuple(
-        ToolCall(str(i), str(n), a, unjsonable(p) or {}) for i, n, a, p in data["calls"]
-    )
+    calls = tuple(ToolCall(str(i), str(n), a, unjsonable(p) or {}) for i, n, a, p in data["calls"])
     return ModelTurn(
         message=unjsonable(data["message"]),
         calls=calls,

@@ -25,8 +25,8 @@ from toolcast._context import ToolContext
 from toolcast.loop._events import EventHook
 from toolcast.loop._model import Model
 from toolcast.policy._policy import Policy
-from toolcast.temporal._workflow import WORKFLOW, ToolcastRun
 from toolcast.temporal._worker import ModelFactory, Runtime, as_tool_set, register_runtime
+from toolcast.temporal._workflow import WORKFLOW, ToolcastRun
 
 __all__ = ("ToolcastPlugin",)
 
@@ -42,8 +42,11 @@ class ToolcastPlugin(temporalio.client.Plugin, temporalio.worker.Plugin):
     def __new__(cls, *args: Any, **kwargs: Any) -> ToolcastPlugin:
         # Without tools or models this is a client's plugin: its own type, so a worker
         # that also gets the full plugin is not warned that one type came twice.
-        if cls is ToolcastPlugin and not args and not kwargs.get("tools") and not kwargs.get(
-            "models"
+        if (
+            cls is ToolcastPlugin
+            and not args
+            and not kwargs.get("tools")
+            and not kwargs.get("models")
         ):
             return super().__new__(_ClientPlugin)
         return super().__new__(cls)

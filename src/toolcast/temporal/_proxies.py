@@ -1,4 +1,4 @@
-"""The loop's pieces as the workflow sees them: a model, a tool set and a policy that run activities.
+"""The loop's pieces as the workflow sees them: a model, tools and a policy that run activities.
 
 `toolcast.run` itself drives the workflow's rounds; these stand in for the
 parts that do I/O. A model turn, a tool call and an evaluator's question each
@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
@@ -26,10 +26,8 @@ from toolcast.loop._model import Message, Model, ModelRequest, ModelTurn
 from toolcast.policy._decision import Decision
 from toolcast.policy._policy import Policy
 from toolcast.temporal._codec import arguments_to_json, decode_outcome, decode_turn, jsonable
+from toolcast.temporal._state import RunState
 from toolcast.temporal._worker import MODEL_ACTIVITY, POLICY_ACTIVITY, TOOL_ACTIVITY, Runtime
-
-if TYPE_CHECKING:
-    from toolcast.temporal._workflow import RunState
 
 __all__ = ("ActivityModel", "ActivityTools", "RoundsSpent", "activity_policy")
 
@@ -40,7 +38,7 @@ _LOST = (
 _FAILED = "Tool '{name}' failed on its worker: {why}"
 
 
-class RoundsSpent(Exception):  # noqa: N818 - a signal, not an error
+class RoundsSpent(Exception):
     """The run's `max_rounds` requests were made: stop before sending another."""
 
 
@@ -117,7 +115,9 @@ class ActivityTools(ToolSet):
                 return await self._run(call, spec, aliases)
         return await self._run(call, spec, None)
 
-    async def _run(self, call: ToolCall, spec: ToolSpec, aliases: AliasSession | None) -> ToolOutcome:
+    async def _run(
+        self, call: ToolCall, spec: ToolSpec, aliases: AliasSession | None
+    ) -> ToolOutcome:
         state = self._state
         data = {
             "id": call.id,

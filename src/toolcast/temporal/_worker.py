@@ -88,13 +88,15 @@ class Runtime:
                 known = ", ".join(repr(n) for n in self.models) or "none"
                 msg = f"This worker has no model {name!r} (its models: {known})."
                 raise LookupError(msg)
-            model = made if hasattr(made, "complete") else made()  # type: ignore[operator]
+            model = made if hasattr(made, "complete") else made()
             self._built[name] = model  # type: ignore[assignment]
             return model  # type: ignore[return-value]
 
     def build_models(self) -> None:
-        """Build every model now, on the worker: never inside a workflow task, where a
-        slow import or constructor would trip Temporal's deadlock detector."""
+        """Build every model now, on the worker, never inside a workflow task.
+
+        A slow import or constructor there would trip Temporal's deadlock detector.
+        """
         for name in self.models:
             self.model(name)
 
@@ -149,7 +151,11 @@ class Runtime:
         progress: list[Any] = []
 
         def report(done: float, total: float | None, message: str | None) -> None:
-            progress[:] = [done, total, message]  # read by the heartbeat loop; a list swap is atomic
+            progress[:] = [
+                done,
+                total,
+                message,
+            ]  # read by the heartbeat loop; a list swap is atomic
 
         base = self.context or ToolContext()
         context = ToolContext(state=base.state, clock=base.clock, progress_hook=report)
@@ -180,7 +186,9 @@ class Runtime:
             )
         except ValueError as exc:
             return ["failed", f"Tool policy evaluation failed: {exc}"[:300]]
-        decision = await call_evaluator(_threaded(evaluator), tool.spec, call, arguments, "evaluator")
+        decision = await call_evaluator(
+            _threaded(evaluator), tool.spec, call, arguments, "evaluator"
+        )
         return None if decision is None else [decision.status, decision.reason]
 
 
