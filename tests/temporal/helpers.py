@@ -38,7 +38,7 @@ def worker(client: Client, task_queue: str, models: dict[str, Any], **options: A
 
 
 async def eventually(
-    get: Callable[[], Awaitable[T]], ok: Callable[[T], bool], tries: int = 200
+    get: Callable[[], Awaitable[T]], ok: Callable[[T], bool], tries: int = 600
 ) -> T:
     """Poll `get` until `ok` holds (a bounded number of times, 50 ms apart)."""
     for _ in range(tries):
