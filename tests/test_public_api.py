@@ -259,3 +259,19 @@ def test_idempotent_is_a_tool_option_and_a_spec_field() -> None:
 
     assert Tool.from_function(again).spec.idempotent is True
     assert Tool.from_function(search).spec.idempotent is False
+
+
+def test_an_idempotent_tool_is_served_to_mcp_with_idempotent_hint() -> None:
+    from toolcast.providers import mcp
+
+    @tool(idempotent=True)
+    def again(x: int) -> int:
+        """Safe to repeat."""
+        return x
+
+    assert mcp.format_tools([Tool.from_function(again)])[0]["annotations"] == {
+        "idempotentHint": True
+    }
+    assert "annotations" not in mcp.format_tools([Tool.from_function(search)])[0] or (
+        "idempotentHint" not in mcp.format_tools([Tool.from_function(search)])[0]["annotations"]
+    )
