@@ -150,6 +150,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "_cli": {"*"},
     # toolcast as the tool layer inside agent frameworks (issue 23)
     "integrations": {"root", "_catalog", "aliases", "policy", "loop", "providers"},
+    # toolcast.temporal: the loop as a Temporal workflow, reusing the loop's own pieces.
+    "temporal": {"root", "_catalog", "aliases", "policy", "loop"},
 }
 FACADE = {"toolcast", "toolcast.__main__", "toolcast.typing"}
 

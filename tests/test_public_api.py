@@ -248,3 +248,49 @@ def test_dataclasses_replace_gives_a_new_frozen_spec(spec: ToolSpec) -> None:
     assert renamed.name == "find_docs"
     assert spec.name == "search"
     assert renamed.input_schema is spec.input_schema
+
+
+# -- toolcast.temporal (the `temporal` extra) -------------------------------------------
+
+
+def test_the_temporal_surface_is_pinned() -> None:
+    pytest.importorskip("temporalio")
+    import toolcast.temporal as tt
+
+    assert tt.__all__ == (
+        "RunFailedError",
+        "RunHandle",
+        "ToolcastPlugin",
+        "ToolcastRun",
+        "WORKFLOW",
+        "get_run",
+        "start_run",
+    )
+    assert issubclass(tt.RunFailedError, toolcast.ToolcastError)
+    assert {n for n in dir(tt) if not n.startswith("_")} >= set(tt.__all__)
+
+
+def test_idempotent_is_a_tool_option_and_a_spec_field() -> None:
+    @tool(idempotent=True)
+    def again(x: int) -> int:
+        """Safe to repeat."""
+        return x
+
+    assert Tool.from_function(again).spec.idempotent is True
+    assert Tool.from_function(search).spec.idempotent is False
+
+
+def test_an_idempotent_tool_is_served_to_mcp_with_idempotent_hint() -> None:
+    from toolcast.providers import mcp
+
+    @tool(idempotent=True)
+    def again(x: int) -> int:
+        """Safe to repeat."""
+        return x
+
+    assert mcp.format_tools([Tool.from_function(again)])[0]["annotations"] == {
+        "idempotentHint": True
+    }
+    assert "annotations" not in mcp.format_tools([Tool.from_function(search)])[0] or (
+        "idempotentHint" not in mcp.format_tools([Tool.from_function(search)])[0]["annotations"]
+    )

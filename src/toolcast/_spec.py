@@ -53,6 +53,8 @@ class ToolSpec:
     """For sync functions: run in a worker thread from async hosts."""
     timeout: float | None = None
     """Seconds before the call is abandoned with a timeout result."""
+    idempotent: bool = False
+    """Running it again with the same arguments has no further effect (Temporal may retry it)."""
     strict: bool = True
     """Ask providers for strict (schema-constrained) decoding where they offer it."""
     envelope: bool = False

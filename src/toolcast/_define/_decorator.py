@@ -59,6 +59,8 @@ class ToolOptions:
     parallel_safe: bool = True
     blocking: bool = True
     timeout: float | None = None
+    idempotent: bool = False
+    """Running it twice with the same arguments does no more than once (Temporal may retry it)."""
     strict: bool = True
     envelope: bool | None = None
     """None: wrap results when the result type carries descriptions (docs/invoking.md)."""
@@ -122,6 +124,7 @@ def tool(
     parallel_safe: bool = True,
     blocking: bool = True,
     timeout: float | None = None,
+    idempotent: bool = False,
     strict: bool = True,
     envelope: bool | None = None,
     register: bool = True,
@@ -176,6 +179,7 @@ def spec_of(
         parallel_safe=options.parallel_safe,
         blocking=options.blocking and not is_async,
         timeout=options.timeout,
+        idempotent=options.idempotent,
         strict=options.strict,
         envelope=bool(options.envelope),
         is_async=is_async,

@@ -52,6 +52,7 @@ _METADATA = (
     "parallel_safe",
     "blocking",
     "timeout",
+    "idempotent",
     "strict",
     "envelope",
 )

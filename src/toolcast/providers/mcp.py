@@ -236,7 +236,7 @@ def _annotations(spec: ToolSpec) -> dict[str, Any]:
     # Behaviour hints (read-only, destructive, ...) are not known from a signature,
     # so only what the host states in `extra["mcp_annotations"]` is sent.
     given = spec.extra.get("mcp_annotations") or {}
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"idempotentHint": True} if spec.idempotent else {}
     for key, value in dict(given).items():
         wire = _ANNOTATION_KEYS.get(key)
         if wire is None:
