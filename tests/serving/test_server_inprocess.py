@@ -2,9 +2,8 @@
 
 Claims: a `Policy` decides each call (denied is an error result with the
 reason, pending asks through elicitation, allowed runs); progress from a sync
-tool running in a thread arrives; on the stateless 2026-07-28 path every tool
-is listed directly and a call needing approval is refused; `--policy` names
-its mistakes.
+tool running in a thread arrives; `--policy` names its mistakes. The
+2026-07-28 era is in test_modern_era.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from mcp import Client
 from mcp_serve_helpers import TOOLS, Answer
 
 from toolcast import Catalog, ToolContext, tool
-from toolcast._cli._main import load_source, main
+from toolcast._cli._main import main
 from toolcast.policy import Policy
 from toolcast.providers import mcp
 
@@ -78,21 +77,6 @@ async def test_a_policy_decides_each_call() -> None:
     assert "'amount' must be an integer" in invalid.content[0].text
     assert crunched.structured_content == {"result": 3}
     assert seen == [1, 2, 3]
-
-
-async def test_the_stateless_era_lists_every_tool_and_cannot_ask() -> None:
-    catalog = load_source(str(TOOLS)).source  # as `toolcast serve` loads it
-    server = mcp.create_server(catalog)
-    async with Client(server) as client:  # in-process, 2026-07-28
-        assert client.protocol_version == "2026-07-28"
-        names = [t.name for t in (await client.list_tools()).tools]
-        closed = await client.call_tool("close_order", {"order": "o1"})
-        refund = await client.call_tool("refund", {"order": "o1", "amount": 1})
-    assert "orders_admin" not in names
-    assert {"close_order", "reopen_order"} <= set(names)
-    assert closed.content[0].text == "closed o1"
-    assert refund.is_error
-    assert "no session to ask the user in" in refund.content[0].text
 
 
 def test_serve_refuses_a_bad_policy_or_selection(capsys: pytest.CaptureFixture[str]) -> None:

@@ -65,7 +65,10 @@ def _session(client: RawClient, version: str = "2025-11-25") -> dict[str, str]:
     )
     assert init.status == 200, init.body
     headers = {"Mcp-Session-Id": init.headers["mcp-session-id"], "MCP-Protocol-Version": version}
-    assert client.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, headers).status == 202
+    assert (
+        client.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, headers).status
+        == 202
+    )
     return headers
 
 
