@@ -75,7 +75,8 @@ async def test_an_approval_is_a_round_trip_and_runs_once() -> None:
     async with Client(server) as client:  # no elicitation capability
         cannot = await client.call_tool("refund", {"order": "o3", "amount": 7})
     assert approved.content[0].text == "refunded 5 on o1"
-    assert "'refund'" in accept.asked[0] and '"amount": 5' in accept.asked[0]
+    assert "'refund'" in accept.asked[0]
+    assert '"amount": 5' in accept.asked[0]
     assert declined.is_error
     assert declined.content[0].text == "The user declined the call to 'refund'; it was not run."
     assert cannot.is_error
@@ -90,7 +91,8 @@ async def test_a_forged_edited_or_replayed_request_state_is_refused() -> None:
         )
         assert isinstance(asked, mcp_types.InputRequiredResult)
         state = asked.request_state
-        assert state is not None and "approval" not in state  # sealed, not readable
+        assert state is not None
+        assert "approval" not in state  # sealed, not readable
         assert list(asked.input_requests or {}) == [APPROVAL_KEY]
 
         async def retry(arguments: dict[str, object], echoed: str) -> object:

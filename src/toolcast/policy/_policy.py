@@ -2,10 +2,11 @@
 
 Rules name tools by model-visible name, alias, glob (`delete_*`),
 `category:NAME` (`NAME` may be a glob too) or `hint:NAME`, an MCP tool
-annotation that is true (`hint:destructiveHint`; see `_hint_is_true`). The order is fixed: deny wins, then
-defer, then allow, then the evaluator, then the default. A tool marked
-`requires_approval` is never allowed by a rule or the evaluator alone: an
-allowed call of such a tool becomes pending until an approval is recorded for it.
+annotation that is true (`hint:destructiveHint`; see `_hint_is_true`).
+The order is fixed: deny wins, then defer, then allow, then the evaluator,
+then the default. A tool marked `requires_approval` is never allowed by a
+rule or the evaluator alone: an allowed call of such a tool becomes pending
+until an approval is recorded for it.
 """
 
 from __future__ import annotations
@@ -65,7 +66,8 @@ class _Rules:
             elif pattern.startswith("hint:"):
                 hint = pattern[5:].strip()
                 if hint not in _HINTS:
-                    msg = f"Policy {kind} rule {pattern!r}: use hint: with one of {', '.join(_HINTS)}."
+                    known = ", ".join(_HINTS)
+                    msg = f"Policy {kind} rule {pattern!r}: use hint: with one of {known}."
                     raise ValueError(msg)
                 hints.append(hint)
             elif any(c in pattern for c in "*?["):

@@ -279,7 +279,8 @@ def build_server(
         call = ToolCall(call_id, params.name, arguments)
         outcome = await approved_run(ctx, params, tool, call, session, policy, base, shared)
         if not isinstance(outcome, ToolOutcome):
-            return outcome  # input_required: the approval round trip
+            asked: mcp_types.InputRequiredResult = outcome  # the approval round trip
+            return asked
         result = wire.result(outcome, tool, negotiated(ctx))
         if not outcome.is_error:
             await _opened(ctx, source, session, shared, tool, result)

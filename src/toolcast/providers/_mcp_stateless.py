@@ -101,7 +101,11 @@ class StatelessState:
         redis_url: str | None = None,
         ttl: float = 600.0,
     ) -> None:
-        from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+        try:
+            from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+        except ImportError:
+            msg = "The MCP server needs the MCP SDK: pip install 'toolcast[mcp]'"
+            raise ImportError(msg) from None
 
         if keys:
             self.security = RequestStateSecurity(keys=list(keys), ttl=ttl)
