@@ -18,8 +18,8 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_serve_helpers import Answer, start_http
 from rr_proxy import RoundRobinProxy
-from services import redis_server
 
+from services import redis_server
 from toolcast.providers._mcp_stateless import APPROVAL_KEY, TOOLBOXES_META_KEY
 
 pytestmark = pytest.mark.anyio

@@ -9,10 +9,12 @@ tool running in a thread arrives; `--policy` names its mistakes. The
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp_serve_helpers import TOOLS, Answer
+from mcp_serve_helpers import TOOLS, Answer, start_http
+from raw_http import RawClient
 
 from toolcast import Catalog, ToolContext, tool
 from toolcast._cli._main import main
@@ -86,3 +88,36 @@ def test_serve_refuses_a_bad_policy_or_selection(capsys: pytest.CaptureFixture[s
     assert "not a toolcast.policy.Policy" in capsys.readouterr().err
     assert main(["serve", str(TOOLS), "--categories", "nope"]) == 1
     assert "Unknown category 'nope'" in capsys.readouterr().err
+
+
+def test_serve_refuses_a_short_state_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    short = tmp_path / "key"
+    short.write_text("too short")
+    assert main(["serve", str(TOOLS), "--http", "--state-key-file", str(short)]) == 2
+    assert "needs at least 32" in capsys.readouterr().err
+    assert main(["serve", str(TOOLS), "--state-key-file", str(tmp_path / "none")]) == 2
+    assert "Cannot read the state key file" in capsys.readouterr().err
+
+
+def test_serve_announces_the_version_it_is_given() -> None:
+    server = start_http("--version", "9.8.7", "--max-sessions", "5")
+    client = RawClient(server.url)
+    try:
+        init = client.post(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
+        assert init.message()["result"]["serverInfo"]["version"] == "9.8.7"
+    finally:
+        client.close()
+        server.stop()
