@@ -1,4 +1,4 @@
-"""The official MCP TypeScript SDK client (`@modelcontextprotocol/sdk` 1.32.2) against `toolcast serve`.
+"""The official MCP TypeScript SDK client (`@modelcontextprotocol/sdk` 1.32.2) on `toolcast serve`.
 
 Claims, over stdio and streamable HTTP: the client connects, lists, calls, opens a
 toolbox (its `list_changed` arrives and the members join the list), gets an
