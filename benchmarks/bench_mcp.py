@@ -126,12 +126,35 @@ def _start(kind: str) -> tuple[subprocess.Popen[bytes], str]:
             time.sleep(0.1)
 
 
-async def _measure(url: str, clients: int, calls: int) -> tuple[float, list[float]]:
+_TS = ROOT / "tests" / "serving" / "ts"
+
+
+def _typescript(url: str, clients: int, calls: int) -> dict[str, float] | None:
+    """One run of the TypeScript SDK client (`tests/serving/ts/bench.mjs`), or None without it."""
+    import json
+    import shutil
+
+    node = shutil.which("node")
+    if node is None or not (_TS / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        return None
+    done = subprocess.run(
+        [node, str(_TS / "bench.mjs"), url, str(clients), str(calls)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+async def _measure(
+    url: str, clients: int, calls: int, mode: str = "legacy"
+) -> tuple[float, list[float]]:
     """(calls per second, latencies in ms) for `calls` calls spread over `clients`."""
     from mcp import Client
 
     latencies: list[float] = []
-    opened = [Client(url, mode="legacy") for _ in range(clients)]
+    opened = [Client(url, mode=mode) for _ in range(clients)]
     for client in opened:
         await client.__aenter__()
     try:
@@ -199,7 +222,40 @@ def work(params: Mapping[str, Any]) -> dict[str, Any]:
         }
         for key in rates
     }
-    return {"status": "ok", "rows": rows, "rounds": params["rounds"]}
+    return {
+        "status": "ok",
+        "rows": rows,
+        "rounds": params["rounds"],
+        "more": _more_clients(params["calls"]),
+    }
+
+
+def _more_clients(calls: int) -> dict[str, Any]:
+    """One round each: the Python client on 2026-07-28 and the TypeScript SDK client."""
+    started = {kind: _start(kind) for kind in SERVERS}
+    rows: dict[str, Any] = {}
+    try:
+        for clients in CLIENTS:
+            for kind in SERVERS:
+                url = started[kind][1]
+                if kind != "fastmcp":  # FastMCP 4.1.6 serves the handshake era only
+                    rate, times = asyncio.run(_measure(url, clients, calls, mode="2026-07-28"))
+                    rows[f"{kind}/{clients}/python-2026"] = {
+                        "calls_per_s": rate,
+                        "p50_ms": _percentile(times, 0.50),
+                        "p99_ms": _percentile(times, 0.99),
+                    }
+                ts = _typescript(url, clients, calls)
+                if ts is not None:
+                    rows[f"{kind}/{clients}/typescript"] = ts
+    finally:
+        for process, _ in started.values():
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    return rows
 
 
 def jobs(quick: bool) -> list[Job]:
@@ -229,6 +285,23 @@ def render(results: Mapping[str, Any], quick: bool) -> str:
             row = result["rows"][f"{kind}/{clients}"]
             lines.append(
                 f"| {TITLES[kind]} | {clients} | {row['calls_per_s']:.0f} | "
+                f"{row['p50_ms']:.2f} | {row['p99_ms']:.2f} |"
+            )
+    more = result.get("more") or {}
+    if more:
+        lines += [
+            "",
+            "One round each with the official Python client on 2026-07-28 (FastMCP "
+            "serves only the handshake era) and the TypeScript SDK client "
+            "(`@modelcontextprotocol/sdk` 1.32.2, handshake era).",
+            "",
+            "| server | client | clients | calls/s | p50 ms | p99 ms |",
+            "|---|---|---:|---:|---:|---:|",
+        ]
+        for key, row in more.items():
+            kind, clients, client = key.split("/")
+            lines.append(
+                f"| {TITLES[kind]} | {client} | {clients} | {row['calls_per_s']:.0f} | "
                 f"{row['p50_ms']:.2f} | {row['p99_ms']:.2f} |"
             )
     return "\n".join(lines) + "\n"

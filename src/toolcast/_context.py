@@ -13,6 +13,12 @@ from toolcast._cost import Cost
 ProgressHook = Callable[[float, "float | None", "str | None"], None]
 """`(progress, total, message) -> None`: where a call's progress reports go."""
 
+LogHook = Callable[[str, Any], None]
+"""`(level, data) -> None`: where a call's log entries go."""
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+"""The log levels `ToolContext.log` takes, lowest first (RFC 5424, as MCP uses them)."""
+
 __all__ = ("Injected", "ToolContext")
 
 
@@ -46,6 +52,8 @@ class ToolContext:
     """The clock the call's timeout runs on; sleep on it (`await ctx.clock.sleep(s)`)."""
     costs: list[Cost] = field(default_factory=list)
     """The cost lines recorded so far in this call (`add_cost`); the outcome gets them."""
+    log_hook: LogHook | None = None
+    """Set by the host (e.g. the MCP server) to forward `log`; must be thread-safe."""
 
     @property
     def cancelled(self) -> bool:
@@ -61,6 +69,24 @@ class ToolContext:
         """
         if self.progress_hook is not None:
             self.progress_hook(progress, total, message)
+
+    def log(self, level: str, data: Any) -> None:
+        """Send a log entry to the host (MCP: `notifications/message`); a no-op when nobody listens.
+
+        Callable from async tools and from sync tools running in a thread.
+
+        Args:
+            level: One of `LOG_LEVELS` (`"debug"` ... `"emergency"`).
+            data: A message, or any JSON-ready value.
+
+        Raises:
+            ValueError: `level` is not one of `LOG_LEVELS`.
+        """
+        if level not in LOG_LEVELS:
+            msg = f"Unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}."
+            raise ValueError(msg)
+        if self.log_hook is not None:
+            self.log_hook(level, data)
 
     def add_cost(self, amount: float, unit: str = "usd", label: str | None = None) -> Cost:
         """Record what this call spent; the line is on the outcome however the call ends.
@@ -83,4 +109,5 @@ class ToolContext:
             state=self.state,
             progress_hook=self.progress_hook,
             clock=self.clock,
+            log_hook=self.log_hook,
         )

@@ -3,7 +3,7 @@
 Claims: sessions are separate (a toolbox one client opens stays closed for the
 other, and aliases do not cross); approvals, progress and cancellation work over
 HTTP; the DNS-rebinding checks (Host, Origin) stay on; an oversized body is
-refused with 413; a 2026-07-28 envelope is told to use the handshake; a client
+refused with 413; a 2026-07-28 client is served on the same endpoint; a client
 that disconnects mid-call does not stop the server serving others; SIGINT stops
 it cleanly. One server serves the whole module (its start-up is most of the cost).
 """
@@ -46,7 +46,10 @@ def server() -> HttpServer:
 
 async def test_two_concurrent_sessions_have_their_own_tools(server: HttpServer) -> None:
     recorder = Recorder()
-    async with Client(server.url, message_handler=recorder) as first, Client(server.url) as second:
+    async with (
+        Client(server.url, mode="legacy", message_handler=recorder) as first,
+        Client(server.url, mode="legacy") as second,
+    ):
         assert first.protocol_version == second.protocol_version == "2025-11-25"
         added, opened = await _both(
             second.call_tool("add", {"a": 20, "b": 22}), first.call_tool("orders_admin", {})
@@ -103,8 +106,8 @@ async def test_approval_progress_and_cancellation_over_http(server: HttpServer) 
 
     answers = Answer("accept")
     async with (
-        Client(server.url, elicitation_callback=answers) as asking,
-        Client(server.url) as plain,
+        Client(server.url, mode="legacy", elicitation_callback=answers) as asking,
+        Client(server.url, mode="legacy") as plain,
     ):
         approved = await asking.call_tool("refund", {"order": "o1", "amount": 3})
         unasked = await plain.call_tool("refund", {"order": "o1", "amount": 3})
@@ -123,9 +126,9 @@ async def test_approval_progress_and_cancellation_over_http(server: HttpServer) 
 
 
 async def test_a_client_leaving_mid_call_does_not_stop_the_others(server: HttpServer) -> None:
-    async with Client(server.url) as staying:
+    async with Client(server.url, mode="legacy") as staying:
         with anyio.move_on_after(0.5):
-            async with Client(server.url) as leaving:
+            async with Client(server.url, mode="legacy") as leaving:
                 await leaving.call_tool("wait", {"seconds": 30})
         answer = await staying.call_tool("add", {"a": 2, "b": 2})
     assert answer.structured_content == {"result": 4}
@@ -152,13 +155,13 @@ async def test_transport_security_and_limits(server: HttpServer) -> None:
     assert garbage.json()["error"]["code"] == mcp_types.PARSE_ERROR
 
 
-async def test_a_2026_client_is_told_to_use_the_handshake(server: HttpServer) -> None:
-    # Pinned to 2026-07-28 the client cannot fall back; `mode="auto"` does (above).
-    async with Client(server.url, mode="2026-07-28") as modern:
-        with pytest.raises(MCPError) as refused:
-            await modern.list_tools()
-    assert refused.value.code == mcp_types.UNSUPPORTED_PROTOCOL_VERSION
-    assert "initialize handshake" in refused.value.message
+async def test_a_client_in_auto_mode_speaks_2026_on_the_same_endpoint(server: HttpServer) -> None:
+    async with Client(server.url) as modern:
+        assert modern.protocol_version == "2026-07-28"
+        listed = await modern.list_tools()
+        added = await modern.call_tool("add", {"a": 1, "b": 2})
+    assert "orders_admin" in [t.name for t in listed.tools]
+    assert added.structured_content == 3
 
 
 def test_sigint_stops_the_http_server_cleanly(server: HttpServer) -> None:

@@ -38,7 +38,7 @@ async def test_one_session_lists_calls_opens_a_toolbox_reports_progress_and_canc
     async def progress(done: float, total: float | None, message: str | None) -> None:
         seen.append((done, total, message))
 
-    async with Client(_params(), message_handler=recorder) as client:
+    async with Client(_params(), mode="legacy", message_handler=recorder) as client:
         assert client.protocol_version == "2025-11-25"
         listed = await client.list_tools()
         added = await client.call_tool("add", {"a": 2, "b": 3})
@@ -101,7 +101,7 @@ async def test_one_session_lists_calls_opens_a_toolbox_reports_progress_and_canc
 async def test_selection_and_approval_through_elicitation() -> None:
     answers = Answer("accept", "decline")
     selected = _params("--categories", "orders", "--no-toolboxes")
-    async with Client(selected, elicitation_callback=answers) as client:
+    async with Client(selected, mode="legacy", elicitation_callback=answers) as client:
         listed = await client.list_tools()
         ran = await client.call_tool("refund", {"order": "o1", "amount": 3})
         refused = await client.call_tool("refund", {"order": "o2", "amount": 4})

@@ -2,21 +2,22 @@
 
 Claims: a `Policy` decides each call (denied is an error result with the
 reason, pending asks through elicitation, allowed runs); progress from a sync
-tool running in a thread arrives; on the stateless 2026-07-28 path every tool
-is listed directly and a call needing approval is refused; `--policy` names
-its mistakes.
+tool running in a thread arrives; `--policy` names its mistakes. The
+2026-07-28 era is in test_modern_era.
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp_serve_helpers import TOOLS, Answer
+from mcp_serve_helpers import TOOLS, Answer, start_http
+from raw_http import RawClient
 
 from toolcast import Catalog, ToolContext, tool
-from toolcast._cli._main import load_source, main
+from toolcast._cli._main import main
 from toolcast.policy import Policy
 from toolcast.providers import mcp
 
@@ -80,21 +81,6 @@ async def test_a_policy_decides_each_call() -> None:
     assert seen == [1, 2, 3]
 
 
-async def test_the_stateless_era_lists_every_tool_and_cannot_ask() -> None:
-    catalog = load_source(str(TOOLS)).source  # as `toolcast serve` loads it
-    server = mcp.create_server(catalog)
-    async with Client(server) as client:  # in-process, 2026-07-28
-        assert client.protocol_version == "2026-07-28"
-        names = [t.name for t in (await client.list_tools()).tools]
-        closed = await client.call_tool("close_order", {"order": "o1"})
-        refund = await client.call_tool("refund", {"order": "o1", "amount": 1})
-    assert "orders_admin" not in names
-    assert {"close_order", "reopen_order"} <= set(names)
-    assert closed.content[0].text == "closed o1"
-    assert refund.is_error
-    assert "no session to ask the user in" in refund.content[0].text
-
-
 def test_serve_refuses_a_bad_policy_or_selection(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", str(TOOLS), "--policy", "nocolon"]) == 2
     assert "--policy takes MODULE:ATTRIBUTE" in capsys.readouterr().err
@@ -102,3 +88,36 @@ def test_serve_refuses_a_bad_policy_or_selection(capsys: pytest.CaptureFixture[s
     assert "not a toolcast.policy.Policy" in capsys.readouterr().err
     assert main(["serve", str(TOOLS), "--categories", "nope"]) == 1
     assert "Unknown category 'nope'" in capsys.readouterr().err
+
+
+def test_serve_refuses_a_short_state_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    short = tmp_path / "key"
+    short.write_text("too short")
+    assert main(["serve", str(TOOLS), "--http", "--state-key-file", str(short)]) == 2
+    assert "needs at least 32" in capsys.readouterr().err
+    assert main(["serve", str(TOOLS), "--state-key-file", str(tmp_path / "none")]) == 2
+    assert "Cannot read the state key file" in capsys.readouterr().err
+
+
+def test_serve_announces_the_version_it_is_given() -> None:
+    server = start_http("--version", "9.8.7", "--max-sessions", "5")
+    client = RawClient(server.url)
+    try:
+        init = client.post(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
+        assert init.message()["result"]["serverInfo"]["version"] == "9.8.7"
+    finally:
+        client.close()
+        server.stop()

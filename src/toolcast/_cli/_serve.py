@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -77,6 +78,40 @@ def add_parser(commands: Any, target_help: str) -> None:
     )
     serve.add_argument("--name", default="toolcast", help="server name announced to clients")
     serve.add_argument(
+        "--version",
+        dest="server_version",
+        metavar="VERSION",
+        help="server version announced to clients (default: toolcast's version)",
+    )
+    serve.add_argument(
+        "--redis",
+        metavar="URL",
+        default=os.environ.get("TOOLCAST_MCP_REDIS"),
+        help="a Redis shared by the replicas (2026-07-28 aliases, spent approvals); "
+        "env TOOLCAST_MCP_REDIS",
+    )
+    serve.add_argument(
+        "--state-key-file",
+        metavar="PATH",
+        default=os.environ.get("TOOLCAST_MCP_STATE_KEY_FILE"),
+        help="file with the key (>= 32 bytes) the replicas share to seal requestState; "
+        "env TOOLCAST_MCP_STATE_KEY_FILE",
+    )
+    serve.add_argument(
+        "--max-sessions",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="most handshake-era HTTP sessions at once (default 10000; 0: no limit)",
+    )
+    serve.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=1800.0,
+        metavar="SECONDS",
+        help="close a handshake-era HTTP session idle this long (default 1800; 0: never)",
+    )
+    serve.add_argument(
         "-r", "--recursive", action="store_true", help="scan a package's submodules too"
     )
 
@@ -105,7 +140,14 @@ def run(args: argparse.Namespace, load: Callable[..., Any], usage: type[Exceptio
     if not len(tools.tools()):
         raise usage(f"{args.target}: nothing to serve with this selection.")
     policy = _policy(args.policy, usage) if args.policy else None
-    options: dict[str, Any] = {"name": args.name, "policy": policy, "handle_signals": True}
+    options: dict[str, Any] = {
+        "name": args.name,
+        "version": args.server_version,
+        "policy": policy,
+        "handle_signals": True,
+        "redis_url": args.redis,
+        "state_keys": _keys(args.state_key_file, usage),
+    }
     summary = _summary(tools, args.toolboxes)
     if args.http:
 
@@ -121,6 +163,8 @@ def run(args: argparse.Namespace, load: Callable[..., Any], usage: type[Exceptio
                 allowed_hosts=args.allow_host,
                 allowed_origins=args.allow_origin,
                 on_ready=ready,
+                max_sessions=args.max_sessions or None,
+                session_idle_timeout=args.session_idle_timeout or None,
                 **options,
             )
         )
@@ -137,6 +181,17 @@ def _summary(tools: Any, toolboxes: bool) -> str:
     if boxes:
         text += f" (toolboxes: {', '.join(boxes)})"
     return text
+
+
+def _keys(path: str | None, usage: type[Exception]) -> list[bytes] | None:
+    from toolcast.providers._mcp_stateless import read_key_file
+
+    if not path:
+        return None
+    try:
+        return [read_key_file(path)]
+    except ValueError as exc:
+        raise usage(f"--state-key-file: {exc}") from None
 
 
 def _policy(spec: str, usage: type[Exception]) -> Any:

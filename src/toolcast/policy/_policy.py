@@ -1,10 +1,12 @@
 """`Policy`: allow, deny and defer rules, an evaluator that sees the arguments, a default.
 
-Rules name tools by model-visible name, alias, glob (`delete_*`) or
-`category:NAME` (`NAME` may be a glob too). The order is fixed: deny wins, then
-defer, then allow, then the evaluator, then the default. A tool marked
-`requires_approval` is never allowed by a rule or the evaluator alone: an
-allowed call of such a tool becomes pending until an approval is recorded for it.
+Rules name tools by model-visible name, alias, glob (`delete_*`),
+`category:NAME` (`NAME` may be a glob too) or `hint:NAME`, an MCP tool
+annotation that is true (`hint:destructiveHint`; see `_hint_is_true`).
+The order is fixed: deny wins, then defer, then allow, then the evaluator,
+then the default. A tool marked `requires_approval` is never allowed by a
+rule or the evaluator alone: an allowed call of such a tool becomes pending
+until an approval is recorded for it.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ _MAX_ERROR_TEXT = 300
 class _Rules:
     """One list of patterns, compiled once: exact names, globs, categories."""
 
-    __slots__ = ("categories", "globs", "names", "patterns")
+    __slots__ = ("categories", "globs", "hints", "names", "patterns")
 
     def __init__(self, patterns: Iterable[str], kind: str) -> None:
         self.patterns: tuple[str, ...] = (
@@ -54,12 +56,20 @@ class _Rules:
         names: set[str] = set()
         globs: list[re.Pattern[str]] = []
         categories: list[re.Pattern[str]] = []
+        hints: list[str] = []
         for pattern in self.patterns:
             if not isinstance(pattern, str) or not pattern.strip():  # type: ignore[redundant-expr,unused-ignore]
                 msg = f"Policy {kind} rules must be non-empty strings, got {pattern!r}."
                 raise ValueError(msg)
             if pattern.startswith("category:"):
                 categories.append(re.compile(fnmatch.translate(pattern[9:].strip())))
+            elif pattern.startswith("hint:"):
+                hint = pattern[5:].strip()
+                if hint not in _HINTS:
+                    known = ", ".join(_HINTS)
+                    msg = f"Policy {kind} rule {pattern!r}: use hint: with one of {known}."
+                    raise ValueError(msg)
+                hints.append(hint)
             elif any(c in pattern for c in "*?["):
                 globs.append(re.compile(fnmatch.translate(pattern)))
             else:
@@ -67,14 +77,41 @@ class _Rules:
         self.names = frozenset(names)
         self.globs = tuple(globs)
         self.categories = tuple(categories)
+        self.hints = tuple(hints)
 
     def match(self, spec: ToolSpec, called: str) -> bool:
+        if self.hints and any(_hint_is_true(spec, hint) for hint in self.hints):
+            return True
         candidates = (spec.name, called, *spec.aliases)
         if not self.names.isdisjoint(candidates):
             return True
         if any(g.match(c) for g in self.globs for c in candidates):
             return True
         return any(p.match(c) for p in self.categories for c in spec.categories)
+
+
+_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+# The MCP spec's defaults for an unstated hint (tools spec, "Tool annotations").
+_HINT_DEFAULTS = {"readOnlyHint": False, "idempotentHint": False, "openWorldHint": True}
+
+
+def _hint_is_true(spec: ToolSpec, hint: str) -> bool:
+    """Whether the tool's MCP annotation `hint` holds.
+
+    A stated hint counts as stated. A tool imported from a remote MCP server
+    (`extra["mcp_remote"]`) that states nothing gets the spec's defaults, so a
+    remote tool that does not say it is read-only counts as destructive; a local
+    tool without annotations matches no hint rule.
+    """
+    given = spec.extra.get("mcp_annotations") or {}
+    value = given.get(hint)
+    if isinstance(value, bool):
+        return value
+    if "mcp_remote" not in spec.extra:
+        return False
+    if hint == "destructiveHint":
+        return given.get("readOnlyHint") is not True
+    return _HINT_DEFAULTS[hint]
 
 
 def matches(pattern: str, spec: ToolSpec, called: str | None = None) -> bool:

@@ -41,6 +41,16 @@ _HINT = "Remote MCP tools need the MCP SDK: pip install 'toolcast[mcp]'"
 # Refetching a listing stops after this many pages, so a server whose cursor never
 # ends cannot hang the host.
 _MAX_PAGES = 100
+# Where a toolcast server puts its 2026-07-28 toolbox handle (`_mcp_stateless`).
+_TOOLBOXES_META_KEY = "io.toolcast/toolboxes"
+# (SDK attribute, wire name) of the MCP tool annotations a remote tool keeps.
+_HINT_FIELDS = (
+    ("title", "title"),
+    ("read_only_hint", "readOnlyHint"),
+    ("destructive_hint", "destructiveHint"),
+    ("idempotent_hint", "idempotentHint"),
+    ("open_world_hint", "openWorldHint"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +90,8 @@ class RemoteTools(Sequence[Tool]):
         self._unsupported = unsupported
         self._timeout = timeout
         self._tools: tuple[Tool, ...] = ()
+        # 2026-07-28: the sealed handle a toolcast server gave for the opened toolboxes.
+        self._handle: str | None = None
         self.problems: tuple[RemoteToolProblem, ...] = ()
         """The remote tools left out by the last refresh."""
         self._callbacks: list[Callable[[RemoteTools], object]] = []
@@ -111,11 +123,13 @@ class RemoteTools(Sequence[Tool]):
             ToolDefinitionError: with `unsupported="raise"`, a remote tool cannot be
                 taken exactly.
         """
-        listed = await _list_all(self._session)
+        meta = None if self._handle is None else {_TOOLBOXES_META_KEY: self._handle}
+        listed = await _list_all(self._session, meta)
         tools: list[Tool] = []
         problems: list[RemoteToolProblem] = []
         for remote in listed:
             try:
+                _check_execution(remote)
                 tools.append(self._tool(remote))
             except ToolcastError as exc:
                 name = str(getattr(remote, "name", "?"))
@@ -142,9 +156,18 @@ class RemoteTools(Sequence[Tool]):
         session, timeout = self._session, self._timeout
 
         async def call_remote(arguments: dict[str, Any], context: ToolContext) -> Any:
-            return await _call(session, remote_name, arguments, context)
+            result, handle = await _call(session, remote_name, arguments, context)
+            if handle is not None and handle != self._handle:
+                # A toolcast server answered a 2026-07-28 selector call: list anew
+                # with the handle, so the opened members join (no list_changed then).
+                self._handle = handle
+                await _refresh_quietly(self)
+            return result
 
         metadata: dict[str, Any] = {"extra": {"mcp_remote": remote_name}}
+        hints = _hints(getattr(remote, "annotations", None))
+        if hints:
+            metadata["extra"]["mcp_annotations"] = hints
         if timeout is not None:
             metadata["timeout"] = timeout
         title = getattr(remote, "title", None)
@@ -160,13 +183,42 @@ class RemoteTools(Sequence[Tool]):
         )
 
 
-async def _list_all(session: Any) -> list[Any]:
+def _hints(annotations: Any) -> dict[str, Any]:
+    """The remote tool's MCP annotations (hints and title) as wire-named plain values."""
+    if annotations is None:
+        return {}
+    found: dict[str, Any] = {}
+    for attribute, key in _HINT_FIELDS:
+        value = getattr(annotations, attribute, None)
+        if isinstance(value, bool) or (key == "title" and isinstance(value, str)):
+            found[key] = value
+    return found
+
+
+def _check_execution(remote: Any) -> None:
+    """Refuse a remote tool that can only run as a task: a plain call would fail."""
+    execution = getattr(remote, "execution", None)
+    support = getattr(execution, "task_support", None)
+    if support == "required":
+        name = str(getattr(remote, "name", "?"))
+        problem = DefinitionProblem(
+            "task-required",
+            "",
+            "the server runs it only as a task (execution.taskSupport is 'required'), "
+            "and toolcast calls remote tools directly.",
+        )
+        raise ToolDefinitionError(name, [problem])
+
+
+async def _list_all(session: Any, meta: dict[str, Any] | None = None) -> list[Any]:
     from mcp.types import PaginatedRequestParams
 
     found: list[Any] = []
     cursor: str | None = None
     for _ in range(_MAX_PAGES):
-        if cursor is None:
+        if cursor is None and meta is not None and _takes_cursor(session):
+            page = await session.list_tools(meta=meta)
+        elif cursor is None:
             page = await session.list_tools()
         elif _takes_cursor(session):
             page = await session.list_tools(cursor=cursor)
@@ -185,8 +237,10 @@ def _takes_cursor(session: Any) -> bool:
     return "cursor" in inspect.signature(session.list_tools).parameters
 
 
-async def _call(session: Any, name: str, arguments: dict[str, Any], context: ToolContext) -> Any:
-    """One remote call; its result as toolcast returns it."""
+async def _call(
+    session: Any, name: str, arguments: dict[str, Any], context: ToolContext
+) -> tuple[Any, str | None]:
+    """One remote call: its result as toolcast returns it, and any toolbox handle."""
 
     async def progress(done: float, total: float | None, message: str | None) -> None:
         context.report_progress(done, total, message)
@@ -202,10 +256,12 @@ async def _call(session: Any, name: str, arguments: dict[str, Any], context: Too
     if result.is_error:
         if not content:
             content = [TextPart(f"The remote MCP tool {name!r} failed.")]
-        return ToolResult(content, is_error=True)
+        return ToolResult(content, is_error=True), None
+    handle = (getattr(result, "meta", None) or {}).get(_TOOLBOXES_META_KEY)
+    handle = handle if isinstance(handle, str) else None
     if result.structured_content is not None:
-        return ToolResult(content, structured=result.structured_content)
-    return ToolResult(content)
+        return ToolResult(content, structured=result.structured_content), handle
+    return ToolResult(content), handle
 
 
 def _part(block: Any) -> TextPart | ImagePart | None:

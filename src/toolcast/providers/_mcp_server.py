@@ -1,15 +1,17 @@
 """The MCP server behind `providers.mcp.create_server` and `toolcast serve`.
 
-Each MCP session (a stdio connection, a streamable-HTTP `Mcp-Session-Id`) gets
-its own state: the tools it can see (opening a toolbox adds the members and
-sends `notifications/tools/list_changed`) and its alias session. Sessions exist
-only in the handshake era (`initialize`, 2025-11-25 and earlier). A 2026-07-28
-request carries its own envelope and has no session, so it is served
-statelessly: every tool of the set listed directly (no selectors), and a call
-needing approval is refused (no server-to-client requests in that era). The
-transports in `_mcp_transport` call `require_sessions`, which answers 2026
-envelopes with UNSUPPORTED_PROTOCOL_VERSION naming the handshake versions; the
-official client's `mode="auto"` then falls back to the handshake by itself.
+One endpoint serves both protocol eras, on the SDK's dual-era runner:
+
+- **Handshake era** (`initialize`, 2025-11-25 and earlier): each session (a stdio
+  connection, a streamable-HTTP `Mcp-Session-Id`) has its own state: the tools it
+  can see (opening a toolbox adds the members and sends
+  `notifications/tools/list_changed`), its alias session and its log level;
+  approvals go through elicitation.
+- **2026-07-28** (no handshake, `_meta` on every request): nothing lives in a
+  session, so any replica can answer any request. `tools/list` is the same for
+  every client (cacheable), toolboxes reveal their members through the selector's
+  result plus a sealed handle, approvals are multi round-trip requests, aliases
+  live in a shared store (see `_mcp_stateless`).
 
 The wire shapes (`tools/list` entries, `CallToolResult`s) come from
 `providers.mcp` through a `ServerWire`, so this module never imports it.
@@ -32,17 +34,14 @@ from toolcast._spec import ToolCall, ToolSpec
 from toolcast._tool import Tool
 from toolcast.aliases import AliasSession
 from toolcast.errors import CatalogError
+from toolcast.providers._mcp_calls import INSTALL_HINT, approved_run
+from toolcast.providers._mcp_housekeeping import add_housekeeping
+from toolcast.providers._mcp_stateless import TOOLBOXES_META_KEY, StatelessState
 
 if TYPE_CHECKING:
-    from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
     from mcp.server.lowlevel import Server
 
-__all__ = ("INSTALL_HINT", "ServerWire", "build_server", "require_sessions")
-
-INSTALL_HINT = "The MCP server needs the MCP SDK: pip install 'toolcast[mcp]'"
-
-APPROVAL_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
-"""What an approval elicitation asks for: nothing but accept or decline."""
+__all__ = ("INSTALL_HINT", "McpSession", "ServerWire", "build_server")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +111,13 @@ class _Source:
         after = self.toolset.next_tools(visible, [name])
         return after if len(after) > len(visible) else None
 
+    def open_all(self, visible: tuple[Any, ...], names: frozenset[str]) -> tuple[Any, ...]:
+        """`visible` plus the members of the toolboxes `names` (unknown names ignored)."""
+        if self.toolset is None:
+            return visible
+        known = [name for name in sorted(names) if self.toolset.is_selector(name)]
+        return self.toolset.next_tools(visible, known) if known else visible
+
     def spec_of(self, name: str) -> ToolSpec | None:
         found = self.get(name)
         return None if found is None else found.spec
@@ -122,21 +128,29 @@ class _Source:
 
 @dataclass(eq=False)
 class McpSession:
-    """One MCP session's state: the tools it sees and its alias session."""
+    """One MCP session's state (or one 2026-07-28 request's): tools, aliases, log level."""
 
     visible: tuple[Any, ...]
     aliases: Any = None
     stateless: bool = False
-    """A 2026-07-28 request: no session, nothing persists, nobody to ask."""
+    """A 2026-07-28 request: no session, nothing persists in this process."""
+    opened: frozenset[str] = frozenset()
+    """2026-07-28: the toolboxes the request's handle names."""
+    log_level: str = "info"
+    """Handshake era: the lowest level `logging/setLevel` asked for."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def names(self) -> tuple[str, ...]:
         return tuple(t.spec.name for t in self.visible)
 
     def resolve(self, source: _Source, name: str) -> Any:
-        """The tool `name` names for this session, or None (not open, or unknown)."""
+        """The tool `name` names for this session, or None (not open, or unknown).
+
+        A 2026-07-28 request may call any member by name: nothing records what a
+        client opened, so the listing discloses and the policy decides.
+        """
         tool = source.get(name)
-        if tool is None or tool.spec.name not in self.names():
+        if tool is None or (not self.stateless and tool.spec.name not in self.names()):
             return None
         return tool
 
@@ -147,13 +161,19 @@ class _Sessions:
     The SDK gives handlers no handle on the connection itself; the params the
     client sent in `initialize` are one object per connection for its whole life,
     so they identify it, and a weak reference drops the state with the connection.
+    A 2026-07-28 request gets a fresh state built from its own `_meta`.
     """
 
     def __init__(
-        self, make: Callable[[], McpSession], stateless: McpSession, modern: frozenset[str]
+        self,
+        make: Callable[[], McpSession],
+        source: _Source,
+        state: StatelessState,
+        modern: frozenset[str],
     ) -> None:
         self._make = make
-        self._stateless = stateless
+        self._source = source
+        self._state = state
         self._modern = modern
         self._by_key: dict[int, McpSession] = {}
         self._fallback: McpSession | None = None
@@ -163,7 +183,7 @@ class _Sessions:
 
     def of(self, ctx: Any) -> McpSession:
         if getattr(ctx, "protocol_version", None) in self._modern:
-            return self._stateless
+            return self._per_request(ctx)
         key = getattr(ctx.session, "client_params", None)
         if key is None:  # not reachable after the handshake; one shared state then
             if self._fallback is None:
@@ -174,6 +194,15 @@ class _Sessions:
             found = self._by_key[id(key)] = self._make()
             weakref.finalize(key, self._by_key.pop, id(key), None)
         return found
+
+    def _per_request(self, ctx: Any) -> McpSession:
+        meta = getattr(ctx, "meta", None)
+        opened = self._state.opened_toolboxes(meta) if self._source.has_toolboxes else frozenset()
+        visible = self._source.initial
+        if opened:
+            visible = self._source.open_all(visible, opened)
+        aliases = self._state.aliases(meta) if self._source.all_tools() else None
+        return McpSession(visible, aliases, stateless=True, opened=opened)
 
 
 # --------------------------------------------------------------------------- server
@@ -190,13 +219,16 @@ def build_server(
     policy: Any = None,
     toolboxes: bool = True,
     aliases: Callable[[], Any] | None = None,
+    state: StatelessState | None = None,
+    list_ttl: float = 300.0,
 ) -> Server[Any]:
-    """An MCP low-level `Server` running `tools` with per-session state.
+    """An MCP low-level `Server` running `tools` in both protocol eras.
 
     See `providers.mcp.create_server` for the arguments.
     """
     try:
         import mcp.types as mcp_types
+        from mcp.server.caching import CacheHint
         from mcp.server.lowlevel import NotificationOptions, Server
         from mcp.shared.exceptions import MCPError
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -205,6 +237,7 @@ def build_server(
 
     source = _Source(tools, toolboxes=toolboxes)
     base = context or ToolContext()
+    shared = state if state is not None else StatelessState(name)
     if aliases is None and source.all_tools():
         # A throwaway AliasSession: private to the MCP session, gone with it.
         aliases = functools.partial(AliasSession, "")
@@ -212,8 +245,8 @@ def build_server(
     def new_session() -> McpSession:
         return McpSession(source.initial, aliases() if aliases is not None else None)
 
-    stateless = McpSession(source.flat(), stateless=True)
-    sessions = _Sessions(new_session, stateless, frozenset(MODERN_PROTOCOL_VERSIONS))
+    modern = frozenset(MODERN_PROTOCOL_VERSIONS)
+    sessions = _Sessions(new_session, source, shared, modern)
 
     def negotiated(ctx: Any) -> str:
         found = getattr(ctx, "protocol_version", None)
@@ -224,13 +257,17 @@ def build_server(
     ) -> mcp_types.ListToolsResult:
         session = sessions.of(ctx)
         listed = wire.list_tools(session.visible, negotiated(ctx))
-        return mcp_types.ListToolsResult(
+        result = mcp_types.ListToolsResult(
             tools=[mcp_types.Tool.model_validate(tool) for tool in listed]
         )
+        if session.opened:
+            # A list that depends on the request's handle: not for a shared cache.
+            result = result.model_copy(update={"ttl_ms": 0, "cache_scope": "private"})
+        return result
 
     async def call_tool(
         ctx: Any, params: mcp_types.CallToolRequestParams
-    ) -> mcp_types.CallToolResult:
+    ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         session = sessions.of(ctx)
         tool = session.resolve(source, params.name)
         if tool is None:
@@ -240,19 +277,13 @@ def build_server(
         call_id = "call" if request_id is None else str(request_id)
         arguments = params.arguments if params.arguments is not None else {}
         call = ToolCall(call_id, params.name, arguments)
-        outcome = await _approved_run(ctx, tool, call, session, policy, base)
-        if not outcome.is_error:
-            async with session.lock:
-                after = source.opened(session.visible, tool.spec.name)
-                if after is not None:
-                    session.visible = after
-            if after is not None:
-                # Request-scoped, so it travels before the result on the call's own
-                # stream (the standalone HTTP stream may not be open yet).
-                await ctx.session.send_notification(
-                    mcp_types.ToolListChangedNotification(), related_request_id=request_id
-                )
+        outcome = await approved_run(ctx, params, tool, call, session, policy, base, shared)
+        if not isinstance(outcome, ToolOutcome):
+            asked: mcp_types.InputRequiredResult = outcome  # the approval round trip
+            return asked
         result = wire.result(outcome, tool, negotiated(ctx))
+        if not outcome.is_error:
+            await _opened(ctx, source, session, shared, tool, result)
         return mcp_types.CallToolResult.model_validate(result)
 
     def input_schema(tool_name: str) -> Mapping[str, Any] | None:
@@ -272,209 +303,42 @@ def build_server(
         name,
         version=version,
         instructions=instructions,
+        cache_hints={"tools/list": CacheHint(ttl_ms=int(list_ttl * 1000), scope="public")},
         get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    add_housekeeping(server, sessions)
+    # Seals every outgoing `requestState`, verifies (and binds) every echoed one.
+    server.middleware.append(shared.boundary)
     return server
 
 
-def require_sessions(server: Server[Any]) -> None:
-    """Make `server` refuse 2026-07-28 envelopes, naming the handshake versions.
-
-    A client in `mode="auto"` probes with `server/discover` first; this answer
-    makes it fall back to `initialize`, so it gets a session (toolboxes,
-    approvals, its own aliases). Idempotent.
-    """
-    import mcp.types as mcp_types
-    from mcp.shared.exceptions import MCPError
-    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-
-    if any(getattr(m, "toolcast_sessions_only", False) for m in server.middleware):
-        return
-    handshake = list(HANDSHAKE_PROTOCOL_VERSIONS)
-
-    async def sessions_only(
-        ctx: ServerRequestContext[Any, Any], call_next: CallNext
-    ) -> HandlerResult:
-        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS and ctx.request_id is not None:
-            raise MCPError(
-                mcp_types.UNSUPPORTED_PROTOCOL_VERSION,
-                "toolcast serves MCP sessions (toolboxes, approvals and aliases are "
-                f"per session): use the initialize handshake ({', '.join(handshake)}).",
-                data={"supported": handshake, "requested": ctx.protocol_version},
-            )
-        return await call_next(ctx)
-
-    sessions_only.toolcast_sessions_only = True  # type: ignore[attr-defined]
-    server.middleware.append(sessions_only)
-
-
-# --------------------------------------------------------------------------- one call
-
-
-async def _approved_run(
+async def _opened(
     ctx: Any,
-    tool: Any,
-    call: ToolCall,
+    source: _Source,
     session: McpSession,
-    policy: Any,
-    base: ToolContext,
-) -> ToolOutcome:
-    """Run `call` once if policy allows it, asking the user when it is pending."""
-    decided = await _decide(policy, tool, call, session)
-    if isinstance(decided, ToolOutcome):
-        return decided
-    status, reason = decided
-    if status == "pending":
-        status, reason = await _ask(ctx, call, reason, session)
-    if status != "allowed":
-        return ToolOutcome.failure("not_allowed", reason, tool_name=call.name, call_id=call.id)
-    return await _run(ctx, tool, call, session, base)
+    state: StatelessState,
+    tool: Any,
+    result: dict[str, Any],
+) -> None:
+    """After a selector ran: add its members to the session, or hand out a handle."""
+    import mcp.types as mcp_types
 
-
-async def _decide(
-    policy: Any, tool: Any, call: ToolCall, session: McpSession
-) -> tuple[str, str] | ToolOutcome:
-    """`(status, reason)` for the call, or the invalid-arguments outcome."""
-    spec = tool.spec
-    checked: list[Any] = []
-
-    async def validated() -> Any:
-        # Like the run loop: the evaluator and the user judge validated arguments.
-        validate = getattr(tool, "validate_call", None)
-        if not checked:
-            checked.append(
-                {} if validate is None else await validate(call.arguments, aliases=session.aliases)
-            )
-        return checked[0]
-
-    try:
-        if policy is None:
-            if not spec.requires_approval:
-                return "allowed", ""
-            await validated()
-            return "pending", f"Tool {spec.name!r} requires approval."
-        needs = spec.requires_approval or policy.needs_arguments(spec, call.name)
-        decision = await policy.evaluate(tool, call, await validated() if needs else {})
-        if decision.status == "pending":
-            await validated()  # never ask the user about a call that cannot run
-    except ValueError as exc:
-        return ToolOutcome.failure(
-            "invalid_arguments", str(exc), tool_name=call.name, call_id=call.id
-        )
-    reason = decision.reason or ""
-    if decision.status == "denied":
-        return "denied", f"Tool {call.name!r} was denied: {reason or 'not allowed'}."
-    if decision.status == "failed":
-        return "failed", f"The policy could not decide on {call.name!r} ({reason}); it was not run."
-    return decision.status, reason
-
-
-async def _ask(ctx: Any, call: ToolCall, reason: str, session: McpSession) -> tuple[str, str]:
-    """Ask the user through MCP elicitation; `(status, reason)` of their answer."""
-    capabilities = getattr(ctx.session, "client_capabilities", None)
+    if source.toolset is None or not source.toolset.is_selector(tool.spec.name):
+        return
     if session.stateless:
-        return "denied", (
-            f"Calling {call.name!r} needs approval, and a 2026-07-28 request has no "
-            "session to ask the user in. Connect with the initialize handshake "
-            "(a client with elicitation) to approve it."
+        meta = dict(result.get("_meta") or {})
+        meta[TOOLBOXES_META_KEY] = state.seal_toolboxes({*session.opened, tool.spec.name})
+        result["_meta"] = meta
+        return
+    async with session.lock:
+        after = source.opened(session.visible, tool.spec.name)
+        if after is not None:
+            session.visible = after
+    if after is not None:
+        # Request-scoped, so it travels before the result on the call's own
+        # stream (the standalone HTTP stream may not be open yet).
+        await ctx.session.send_notification(
+            mcp_types.ToolListChangedNotification(), related_request_id=ctx.request_id
         )
-    if capabilities is None or getattr(capabilities, "elicitation", None) is None:
-        return "denied", (
-            f"Calling {call.name!r} needs approval and this MCP client cannot ask the "
-            "user (it does not declare the elicitation capability). Approve it in the "
-            "host, or use a client that supports elicitation."
-        )
-    import json
-
-    from mcp.shared.exceptions import MCPError
-
-    shown = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
-    if len(shown) > 2000:
-        shown = shown[:1999] + "…"
-    message = f"Allow the tool {call.name!r} to run with {shown}?"
-    if reason:
-        message = f"{reason} {message}"
-    try:
-        answer = await ctx.session.elicit_form(
-            message, APPROVAL_SCHEMA, related_request_id=ctx.request_id
-        )
-    except (MCPError, OSError, RuntimeError) as exc:
-        return "denied", f"Calling {call.name!r} needs approval and asking the user failed: {exc}"
-    if answer.action == "accept":
-        return "allowed", ""
-    return "denied", f"The user declined the call to {call.name!r}; it was not run."
-
-
-async def _run(
-    ctx: Any, tool: Any, call: ToolCall, session: McpSession, base: ToolContext
-) -> ToolOutcome:
-    """Invoke the tool with progress forwarded; MCP cancellation cancels it.
-
-    On `notifications/cancelled` the SDK cancels this handler: `Tool.invoke` sets
-    the call's `cancel_event` (so a sync tool in a thread can stop early) and the
-    cancellation propagates, so no result is sent, as the spec asks.
-    """
-    progress = _Progress(ctx)
-    context = ToolContext(
-        call_id=call.id, tool_name=call.name, state=base.state, progress_hook=progress.hook
-    )
-    try:
-        if session.aliases is None:
-            outcome: ToolOutcome = await tool.invoke(
-                call.arguments, context=context, call_id=call.id
-            )
-        else:
-            outcome = await tool.invoke(
-                call.arguments, context=context, call_id=call.id, aliases=session.aliases
-            )
-    except BaseException:
-        progress.abandon()
-        raise
-    await progress.drain()
-    return outcome
-
-
-class _Progress:
-    """Forwards `ToolContext.report_progress` to MCP progress notifications.
-
-    The hook may be called from the tool's worker thread, so it only schedules the
-    send on the server's loop; `drain` waits for every send before the result goes.
-    A call whose client asked for no progress makes each send a no-op in the SDK.
-    """
-
-    def __init__(self, ctx: Any) -> None:
-        self._session = ctx.session
-        self._loop = asyncio.get_running_loop()
-        self._sends: set[asyncio.Future[None]] = set()
-        self._closed = False
-
-    def hook(self, progress: float, total: float | None, message: str | None) -> None:
-        def start() -> None:
-            if not self._closed:
-                send = self._session.report_progress(float(progress), total, message)
-                self._sends.add(asyncio.ensure_future(send))
-
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self._loop:
-            start()
-        elif not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(start)
-
-    async def drain(self) -> None:
-        # Sends scheduled from a thread land on the loop one iteration later.
-        await asyncio.sleep(0)
-        while self._sends:
-            pending = list(self._sends)
-            self._sends.clear()
-            await asyncio.gather(*pending, return_exceptions=True)
-        self._closed = True
-
-    def abandon(self) -> None:
-        self._closed = True
-        for send in self._sends:
-            send.cancel()

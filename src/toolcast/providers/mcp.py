@@ -468,51 +468,68 @@ def create_server(
     tools: Iterable[_Invocable] | Any,
     *,
     name: str = "toolcast",
-    version: str = "",
+    version: str | None = None,
     instructions: str | None = None,
     context: ToolContext | None = None,
     policy: Any = None,
     toolboxes: bool = True,
+    state_keys: Sequence[bytes] | None = None,
+    redis_url: str | None = None,
+    list_ttl: float = 300.0,
 ) -> Server[Any]:
     """An MCP low-level `Server` that lists `tools` and runs them on `tools/call`.
 
-    Every MCP session has its own state: calling a toolbox's selector adds its
-    members to that session's `tools/list` and sends
-    `notifications/tools/list_changed`; a member not opened yet is an unknown tool
-    for the session. A call that `policy` makes pending (or, without a policy, a
-    `requires_approval` tool) is put to the user through MCP elicitation when the
-    client supports it, else answered with an error result. `ToolContext` progress
-    reports become `notifications/progress`; `notifications/cancelled` cancels the
-    call. Results follow `format_results`; an unknown tool is a protocol error
-    (JSON-RPC -32602), as the spec asks. The server speaks the handshake era
-    (`initialize`); see docs/mcp.md. Run it with `serve_stdio` or `serve_http`.
+    It serves both protocol eras (see docs/mcp.md). In the handshake era every
+    session has its own state: calling a toolbox's selector adds its members to
+    that session's `tools/list` and sends `notifications/tools/list_changed`; a
+    member not opened yet is an unknown tool for the session. In 2026-07-28
+    nothing lives in a session: the selector's result reveals the members with a
+    sealed handle, and approvals are `input_required` round trips. A call that
+    `policy` makes pending (or, without a policy, a `requires_approval` tool) is
+    put to the user through MCP elicitation when the client supports it, else
+    answered with an error result. `ToolContext` progress reports and log entries
+    become `notifications/progress` and `notifications/message`;
+    `notifications/cancelled` cancels the call. Results follow `format_results`;
+    an unknown tool is a protocol error (JSON-RPC -32602), as the spec asks. Run
+    it with `serve_stdio` or `serve_http`.
 
     Args:
         tools: Tools, a `Catalog` or a `ToolSet` (not bare ToolSpecs: the server
             must be able to run them).
         name: The server name announced to clients.
-        version: The server version announced to clients.
+        version: The server version announced to clients (toolcast's own by default).
         instructions: Optional instructions for the client's model.
         context: The `ToolContext` whose `state` every call sees.
         policy: A `toolcast.policy.Policy` deciding each call (allowed, denied,
             pending approval).
         toolboxes: For a `Catalog`: show toolboxes as selectors to open (True) or
             list every member directly (False).
+        state_keys: The key ring (each >= 32 bytes) sealing 2026-07-28
+            `requestState`s and toolbox handles, shared by every replica; None
+            makes a key for this process alone.
+        redis_url: A Redis shared by the replicas: the once-only record of spent
+            approval states and the 2026-07-28 aliases. None keeps both in memory.
+        list_ttl: Seconds a 2026-07-28 client may cache `tools/list`.
 
     Raises:
         ImportError: the MCP SDK is not installed.
         TypeError: an item cannot be invoked.
         CatalogError: two tools share a name or alias.
     """
+    from toolcast.providers._mcp_stateless import StatelessState, toolcast_version
+
+    state = StatelessState(name, keys=state_keys, redis_url=redis_url)
     return build_server(
         tools,
         _server_wire(),
         name=name,
-        version=version,
+        version=toolcast_version() if version is None else version,
         instructions=instructions,
         context=context,
         policy=policy,
         toolboxes=toolboxes,
+        state=state,
+        list_ttl=list_ttl,
     )
 
 
@@ -542,12 +559,21 @@ async def serve_http(
 
     Binds loopback by default with the SDK's DNS-rebinding protection on. Other
     `options` go to `create_server`, or to the transport (`allowed_hosts`,
-    `allowed_origins`, `max_request_bytes`, `handle_signals`, `on_ready`).
+    `allowed_origins`, `max_request_bytes`, `handle_signals`, `on_ready`,
+    `max_sessions`, `session_idle_timeout`).
 
     Raises:
         ImportError: the MCP SDK is not installed.
     """
-    keys = ("allowed_hosts", "allowed_origins", "max_request_bytes", "handle_signals", "on_ready")
+    keys = (
+        "allowed_hosts",
+        "allowed_origins",
+        "max_request_bytes",
+        "handle_signals",
+        "on_ready",
+        "max_sessions",
+        "session_idle_timeout",
+    )
     transport_options = {k: options.pop(k) for k in keys if k in options}
     server = create_server(tools, **options)
     await transport.serve_http(server, host=host, port=port, path=path, **transport_options)
