@@ -3,9 +3,14 @@
 Conventions for doc writers (one Markdown file at a time, blocks in file order):
 
 - A ```python (or ```py) block is executed. All blocks of one file share one
-  namespace, a module registered as `docs_<file>` (so dataclasses and
-  `from __future__ import annotations` work), and run in a fresh temporary working
-  directory. Top-level `await` is allowed; one event loop serves the whole file.
+  namespace, a module registered as `example` (as if saved as `example.py`, so no
+  test-only module name shows in printed output, `if __name__ == "__main__":` guards
+  stay off, and dataclasses and `from __future__ import annotations` work), and run
+  in a fresh temporary working directory. One event loop serves the whole file.
+- Each block must compile as a module (pasted into a `.py` file). A block that uses
+  top-level `await` is a `python -m asyncio` session and says so in its fence:
+  ```python title="python -m asyncio"``` (the site shows that title above the block);
+  such a block must really need it.
 - `<!-- skip-run -->` (or `<!-- skip-run: why -->`) on the line before a fence
   keeps that block from running. It is still compiled, so it must be valid Python;
   use ```text for anything else. Use it for code that needs an API key, a network
@@ -46,7 +51,10 @@ from toolcast._cli._main import main
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("**/*.md")])
 
-_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)[^`]*$")
+_FENCE = re.compile(
+    r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)(?P<info>[^`]*)$"
+)
+_ASYNCIO_SESSION = re.compile(r"""\btitle=(["'])python -m asyncio\1""")
 _SKIP = re.compile(r"^\s*<!--\s*skip-run\b.*-->\s*$")
 _OUTPUT = re.compile(r"^\s*<!--\s*output\s*-->\s*$")
 _LINK = re.compile(r"\[[^\]]*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -63,6 +71,7 @@ class Block:
     code: str
     skip: bool = False
     output: bool = False
+    asyncio_session: bool = False
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -98,6 +107,7 @@ def parse_blocks(text: str, path: Path = ROOT / "doc.md") -> list[Block]:
                 code="\n".join(body) + "\n",
                 skip=bool(_SKIP.match(before)),
                 output=bool(_OUTPUT.match(before)),
+                asyncio_session=bool(_ASYNCIO_SESSION.search(match["info"])),
             )
         )
     return blocks
@@ -118,10 +128,11 @@ def _with(langs: tuple[str, ...]) -> list[Path]:
 # --------------------------------------------------------------------------- python
 
 
-def _compile(block: Block) -> types.CodeType:
+def _compile(block: Block, *, session: bool | None = None) -> types.CodeType:
     # Leading newlines make tracebacks point at the Markdown file's own lines.
     source = "\n" * block.line + block.code
-    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    session = block.asyncio_session if session is None else session
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if session else 0
     return compile(source, str(block.path), "exec", flags=flags)
 
 
@@ -155,7 +166,9 @@ def _same_text(actual: str, expected: str) -> bool:
 @pytest.mark.parametrize("path", _with((*_PYTHON, "pycon")), ids=_doc_id)
 def test_python_examples_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    name = "docs_" + re.sub(r"\W", "_", _doc_id(path).removesuffix(".md"))
+    # A neutral name, as if the blocks were saved as example.py: no test-only name shows
+    # in printed output, and `if __name__ == "__main__":` guards stay off.
+    name = "example"
     module = types.ModuleType(name)
     module.__file__ = str(path)
     monkeypatch.setitem(sys.modules, name, module)
@@ -184,6 +197,42 @@ def test_python_examples_run(path: Path, tmp_path: Path, monkeypatch: pytest.Mon
     finally:
         loop.close()
     assert ran, f"{_doc_id(path)}: no python or pycon block was checked"
+
+
+@pytest.mark.parametrize("path", _with(_PYTHON), ids=_doc_id)
+def test_python_examples_paste_into_a_file_or_say_they_are_asyncio_sessions(path: Path) -> None:
+    problems = []
+    for block in _blocks_of(path):
+        if block.lang not in _PYTHON:
+            continue
+        try:
+            _compile(block, session=False)
+        except SyntaxError as error:
+            if not block.asyncio_session:
+                problems.append(f"{block.where}: {error.msg} (not a module; mark it or rewrite it)")
+            else:
+                _compile(block)  # valid in `python -m asyncio`
+        else:
+            if block.asyncio_session:
+                problems.append(f"{block.where}: marked `python -m asyncio` but needs no await")
+    assert problems == []
+
+
+def test_the_first_asyncio_session_a_reader_meets_is_explained() -> None:
+    # docs/index.md says what the mark means; getting-started repeats it at its first one.
+    for page in ("index.md", "getting-started.md"):
+        text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+        assert "python -m asyncio" in text.split('title="python -m asyncio"', 1)[0], page
+
+
+def test_a_top_level_await_outside_a_marked_block_is_caught() -> None:
+    text = '```python\nawait f()\n```\n```python title="python -m asyncio"\nawait f()\n```\n'
+    plain, session = parse_blocks(text)
+    assert not plain.asyncio_session
+    assert session.asyncio_session
+    with pytest.raises(SyntaxError):
+        _compile(plain)
+    assert _compile(session).co_flags & inspect.CO_COROUTINE
 
 
 # --------------------------------------------------------------------------- console
