@@ -11,6 +11,9 @@ Conventions for doc writers (one Markdown file at a time, blocks in file order):
   top-level `await` is a `python -m asyncio` session and says so in its fence:
   ```python title="python -m asyncio"``` (the site shows that title above the block);
   such a block must really need it.
+- A python block whose first line is `# NAME.py` is a whole file: it is saved as
+  NAME.py in the working directory (which is on `sys.path`, so later files import it)
+  and run as `python NAME.py` would (`__name__ == "__main__"`), not in the namespace.
 - `<!-- skip-run -->` (or `<!-- skip-run: why -->`) on the line before a fence
   keeps that block from running. It is still compiled, so it must be valid Python;
   use ```text for anything else. Use it for code that needs an API key, a network
@@ -35,8 +38,12 @@ import contextlib
 import doctest
 import inspect
 import io
+import json
+import os
 import re
+import runpy
 import shlex
+import subprocess
 import sys
 import types
 from dataclasses import dataclass, field
@@ -147,6 +154,25 @@ def _execute(block: Block, namespace: dict[str, object], loop: asyncio.AbstractE
     return printed.getvalue()
 
 
+_FILE = re.compile(r"^# (?P<name>[\w/]+\.py)\s*$")
+
+
+def _as_file(block: Block) -> str | None:
+    first = block.code.split("\n", 1)[0]
+    match = _FILE.match(first)
+    return match["name"] if match else None
+
+
+def _run_file(block: Block, name: str) -> str:
+    file = Path.cwd() / name
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(block.code, encoding="utf-8")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        runpy.run_path(str(file), run_name="__main__")
+    return printed.getvalue()
+
+
 def _doctest(block: Block, namespace: dict[str, object]) -> None:
     parser = doctest.DocTestParser()
     test = parser.get_doctest(block.code, namespace, block.where, str(block.path), block.line)
@@ -173,6 +199,8 @@ def test_python_examples_run(path: Path, tmp_path: Path, monkeypatch: pytest.Mon
     module.__file__ = str(path)
     monkeypatch.setitem(sys.modules, name, module)
     namespace = module.__dict__
+    monkeypatch.syspath_prepend(str(tmp_path))  # files a page saves import each other
+    modules_before = set(sys.modules)
     loop = asyncio.new_event_loop()
     ran = 0
     printed: str | None = None
@@ -184,7 +212,12 @@ def test_python_examples_run(path: Path, tmp_path: Path, monkeypatch: pytest.Mon
                     printed = None
                     ran += 1
                     continue
-                printed = _execute(block, namespace, loop)
+                file = _as_file(block)
+                if file is not None:
+                    _compile(block)
+                    printed = _run_file(block, file)
+                else:
+                    printed = _execute(block, namespace, loop)
                 ran += 1
             elif block.lang == "pycon" and not block.skip:
                 _doctest(block, namespace)
@@ -196,6 +229,9 @@ def test_python_examples_run(path: Path, tmp_path: Path, monkeypatch: pytest.Mon
                 )
     finally:
         loop.close()
+        for saved in set(sys.modules) - modules_before:  # the page's own files
+            if str(getattr(sys.modules[saved], "__file__", "") or "").startswith(str(tmp_path)):
+                del sys.modules[saved]
     assert ran, f"{_doc_id(path)}: no python or pycon block was checked"
 
 
@@ -466,3 +502,30 @@ def test_comparison_langchain_keeps_args_in_the_description_and_raises() -> None
     strict = convert_to_openai_tool(tool, strict=True)["function"]["parameters"]
     assert strict["required"] == ["city", "days"]
     assert strict["properties"]["days"]["type"] == "integer"
+
+
+# --------------------------------------------------------------------------- tutorial
+
+
+def test_the_tutorial_stops_in_one_process_and_resumes_in_another(tmp_path: Path) -> None:
+    files = {}
+    for block in _blocks_of(ROOT / "docs" / "tutorial.md"):
+        name = _as_file(block) if block.lang in _PYTHON else None
+        if name is not None:
+            (tmp_path / name).write_text(block.code, encoding="utf-8")
+            files[name] = block
+    assert set(files) == {"shop.py", "models.py", "order.py", "approve.py"}
+    env = {k: v for k, v in os.environ.items() if k != "LOCAL_MODEL_URL"}
+    first = subprocess.run(
+        [sys.executable, "order.py"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.splitlines()[0] == "pending"
+    saved = json.loads((tmp_path / "conversation.json").read_text())
+    assert saved  # the pending conversation is on disk, for the second process
+    second = subprocess.run(
+        [sys.executable, "approve.py"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.startswith("done | I ordered two large blue mugs.")
+    assert "ordered 2 x sku 1" in second.stdout

@@ -191,9 +191,7 @@ class DevTools:
         # Let late console output (the search worker) arrive; not a timing assertion.
         with contextlib.suppress(asyncio.TimeoutError):
             while True:
-                self.events.append(
-                    json.loads(await asyncio.wait_for(self._socket.recv(), seconds))
-                )
+                self.events.append(json.loads(await asyncio.wait_for(self._socket.recv(), seconds)))
 
     async def open_page(self) -> None:
         target = await self.send("Target.createTarget", url="about:blank")
