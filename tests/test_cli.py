@@ -564,7 +564,7 @@ def test_python_m_toolcast_help_runs_in_a_subprocess() -> None:
     assert result.stdout.startswith("usage: toolcast")
 
 
-# --------------------------------------------------------------------------- for a person (issue 24)
+# ------------------------------------------------------------- for a person (issue 24)
 
 RAISING_TOOLS = '''
 from toolcast import tool
@@ -606,7 +606,7 @@ def test_call_names_the_cause_when_the_tool_raises(
 ) -> None:
     tools = tmp_path / "maths.py"
     tools.write_text(RAISING_TOOLS)
-    code, out, err = run(capsys, "call", str(tools), "divide", '{"a": 1, "b": 0}')
+    code, _, err = run(capsys, "call", str(tools), "divide", '{"a": 1, "b": 0}')
     assert code == 1
     assert (
         "toolcast: the tool raised ZeroDivisionError: division by zero (at maths.py:8 in divide); "
