@@ -26,6 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
+from toolcast._cli import _person
 from toolcast._cli._layout import Style, compact_json, render, use_color
 from toolcast._define._decorator import options_of
 from toolcast._frozen import thaw
@@ -380,11 +381,8 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
     arguments = _read_arguments(args.arguments, sys.stdin)
     call = ToolCall(id=args.call_id, name=args.tool, arguments=arguments)
     outcome = asyncio.run(tool.invoke(arguments, call_id=call.id))
-    if args.json:
-        out.write(json.dumps(_outcome_json(outcome), indent=2, ensure_ascii=False) + "\n")
-    elif args.provider is None:
-        text = _for_a_person(outcome.text) if _isatty(out) else outcome.text
-        out.write(text + ("\n" if not text.endswith("\n") else ""))
+    if args.provider is None or args.json:
+        _person.write_result(out, outcome, as_json=args.json, indent=_isatty(out))
     else:
         format_results = _provider(args.provider).format_results
         if _takes(format_results, "calls"):
@@ -400,64 +398,8 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
         "stdout shows what the model would receive.",
         file=sys.stderr,
     )
-    _show_cause(outcome.exception, whole=args.traceback)
+    _person.show_cause(outcome.exception, whole=args.traceback)
     return EXIT_ERROR
-
-
-def _for_a_person(text: str) -> str:
-    """A JSON result indented for reading; any other text as it is."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text
-    return json.dumps(value, indent=2, ensure_ascii=False)
-
-
-def _outcome_json(outcome: Any) -> dict[str, Any]:
-    """The outcome as one JSON object, for scripts (`toolcast call --json`)."""
-    try:
-        result: Any = json.loads(outcome.text)
-    except ValueError:
-        result = outcome.text
-    failure = outcome.error
-    return {
-        "tool": outcome.tool_name,
-        "call_id": outcome.call_id,
-        "is_error": outcome.is_error,
-        "error_kind": failure.kind if failure else None,
-        "result": result,
-        "text": outcome.text,
-    }
-
-
-def _show_cause(exception: BaseException | None, *, whole: bool) -> None:
-    """What the tool raised: the model never sees it, the person at the terminal should."""
-    from toolcast.errors import ToolError
-
-    if exception is None or isinstance(exception, ToolError):
-        return  # bad arguments or a ToolError: the result above says it all
-    if whole:
-        import traceback
-
-        traceback.print_exception(exception, file=sys.stderr)
-        return
-    frames = traceback_frames(exception)
-    where = f" (at {frames[-1]})" if frames else ""
-    print(
-        f"toolcast: the tool raised {type(exception).__name__}: {exception}{where}; "
-        "--traceback shows the whole trace.",
-        file=sys.stderr,
-    )
-
-
-def traceback_frames(exception: BaseException) -> list[str]:
-    """`file:line in function` for each frame of the exception's traceback."""
-    import traceback
-
-    return [
-        f"{Path(f.filename).name}:{f.lineno} in {f.name}"
-        for f in traceback.extract_tb(exception.__traceback__)
-    ]
 
 
 # --------------------------------------------------------------------------- demo
@@ -552,16 +494,7 @@ def _parser() -> argparse.ArgumentParser:
         help="print the provider's result message instead of the plain text",
     )
     call.add_argument("--call-id", default="call_1", help="call id for --provider output")
-    call.add_argument(
-        "--json",
-        action="store_true",
-        help="print the outcome as one JSON object (tool, is_error, error_kind, result, text)",
-    )
-    call.add_argument(
-        "--traceback",
-        action="store_true",
-        help="when the tool raises, print the whole traceback to stderr",
-    )
+    _person.add_output_options(call)
     call.add_argument(
         "--grpc",
         metavar="ADDRESS",
@@ -634,41 +567,6 @@ def _lock_loader(target: str, recursive: bool) -> Any:
         raise TargetError(str(exc), EXIT_ERROR) from None
 
 
-# The extra that brings each optional top-level package a subcommand may import.
-_EXTRA_OF = {
-    "anyio": "mcp",
-    "mcp": "mcp",
-    "starlette": "mcp",
-    "uvicorn": "mcp",
-    "grpc": "grpc",
-    "google.protobuf": "grpc",
-    "google": "grpc",
-    "openai": "openai",
-    "anthropic": "anthropic",
-    "botocore": "bedrock",
-    "mistralai": "mistral",
-    "ollama": "ollama",
-    "redis": "redis",
-    "pydantic": "pydantic",
-}
-
-
-def _missing_extra(exc: ImportError, command: str) -> str | None:
-    """One line naming the `pip install` that fixes a missing optional package, or None."""
-    text = str(exc)
-    if "pip install 'toolcast[" in text:  # toolcast's own extras already say it
-        return text.splitlines()[0]
-    name = exc.name or ""
-    for module in (name, name.split(".", 1)[0]):
-        extra = _EXTRA_OF.get(module)
-        if extra is not None:
-            return (
-                f"`toolcast {command}` needs the {extra} extra ({module} is not installed): "
-                f"pip install 'toolcast[{extra}]'"
-            )
-    return None
-
-
 def _silence_stdout() -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -695,12 +593,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _Usage as exc:
         print(f"toolcast: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except ImportError as exc:
-        hint = _missing_extra(exc, args.command)
-        if hint is None:
-            raise
-        print(f"toolcast: {hint}", file=sys.stderr)
-        return EXIT_USAGE
+    except ImportError as exc:  # an optional package: one line with the pip install
+        return _person.extra_missing(exc, args.command, EXIT_USAGE)
     except (_Failed, ToolcastError) as exc:
         print(f"toolcast: {exc}", file=sys.stderr)
         return EXIT_ERROR
