@@ -562,3 +562,107 @@ def test_python_m_toolcast_help_runs_in_a_subprocess() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("usage: toolcast")
+
+
+# ------------------------------------------------------------- for a person (issue 24)
+
+RAISING_TOOLS = '''
+from toolcast import tool
+
+
+@tool
+def divide(a: int, b: int) -> float:
+    """Divide a by b."""
+    return a / b
+'''
+
+
+def test_call_json_prints_one_object_for_scripts(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "call", PLACES, "place_details", '{"place_id": "par-fr"}', "--json")
+    assert code == 0
+    document = json.loads(out)
+    assert document["tool"] == "place_details"
+    assert document["is_error"] is False
+    assert document["error_kind"] is None
+    assert document["result"]["name"] == "Paris"
+
+
+def test_call_on_a_terminal_indents_the_result(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    assert main(["call", PLACES, "place_details", '{"place_id": "par-fr"}']) == 0
+    shown = screen.getvalue()
+    assert shown.startswith('{\n  "id": "par-fr",\n  "name": "Paris",')
+
+
+def test_call_names_the_cause_when_the_tool_raises(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    tools = tmp_path / "maths.py"
+    tools.write_text(RAISING_TOOLS)
+    code, _, err = run(capsys, "call", str(tools), "divide", '{"a": 1, "b": 0}')
+    assert code == 1
+    assert (
+        "toolcast: the tool raised ZeroDivisionError: division by zero (at maths.py:8 in divide); "
+        "--traceback shows the whole trace."
+    ) in err.splitlines()
+    code, _, err = run(capsys, "call", str(tools), "divide", '{"a": 1, "b": 0}', "--traceback")
+    assert code == 1
+    assert "Traceback (most recent call last):" in err
+    assert "return a / b" in err
+
+
+def _without(modules: list[str], argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    # A child process in which these packages cannot be imported, as on an install
+    # without the extra (`None` in sys.modules makes every import of them fail).
+    script = (
+        "import sys\n"
+        f"for name in {modules!r}:\n"
+        "    sys.modules[name] = None\n"
+        "from toolcast._cli._main import main\n"
+        f"sys.exit(main({argv!r}))\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+def test_serve_without_the_mcp_extra_says_what_to_install(tmp_path: Path) -> None:
+    done = _without(["anyio", "mcp"], ["serve", PLACES], tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "toolcast: `toolcast serve` needs the mcp extra (anyio is not installed): "
+        "pip install 'toolcast[mcp]'"
+    ]
+
+
+def test_inspect_a_descriptor_set_without_the_grpc_extra_says_what_to_install(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "api.binpb").write_bytes(b"")
+    done = _without(["grpc", "google.protobuf", "google"], ["inspect", "api.binpb"], tmp_path)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("toolcast: ")
+    assert "pip install 'toolcast[grpc]'" in line
+
+
+def test_the_console_script_runs_a_call_in_a_real_process(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "toolcast", "call", PLACES, "place_details", '{"place_id": "x"}'],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "returned an error result (tool_error)" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -3,9 +3,17 @@
 Conventions for doc writers (one Markdown file at a time, blocks in file order):
 
 - A ```python (or ```py) block is executed. All blocks of one file share one
-  namespace, a module registered as `docs_<file>` (so dataclasses and
-  `from __future__ import annotations` work), and run in a fresh temporary working
-  directory. Top-level `await` is allowed; one event loop serves the whole file.
+  namespace, a module registered as `example` (as if saved as `example.py`, so no
+  test-only module name shows in printed output, `if __name__ == "__main__":` guards
+  stay off, and dataclasses and `from __future__ import annotations` work), and run
+  in a fresh temporary working directory. One event loop serves the whole file.
+- Each block must compile as a module (pasted into a `.py` file). A block that uses
+  top-level `await` is a `python -m asyncio` session and says so in its fence:
+  ```python title="python -m asyncio"``` (the site shows that title above the block);
+  such a block must really need it.
+- A python block whose first line is `# NAME.py` is a whole file: it is saved as
+  NAME.py in the working directory (which is on `sys.path`, so later files import it)
+  and run as `python NAME.py` would (`__name__ == "__main__"`), not in the namespace.
 - `<!-- skip-run -->` (or `<!-- skip-run: why -->`) on the line before a fence
   keeps that block from running. It is still compiled, so it must be valid Python;
   use ```text for anything else. Use it for code that needs an API key, a network
@@ -30,8 +38,12 @@ import contextlib
 import doctest
 import inspect
 import io
+import json
+import os
 import re
+import runpy
 import shlex
+import subprocess
 import sys
 import types
 from dataclasses import dataclass, field
@@ -46,7 +58,10 @@ from toolcast._cli._main import main
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("**/*.md")])
 
-_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)[^`]*$")
+_FENCE = re.compile(
+    r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)(?P<info>[^`]*)$"
+)
+_ASYNCIO_SESSION = re.compile(r"""\btitle=(["'])python -m asyncio\1""")
 _SKIP = re.compile(r"^\s*<!--\s*skip-run\b.*-->\s*$")
 _OUTPUT = re.compile(r"^\s*<!--\s*output\s*-->\s*$")
 _LINK = re.compile(r"\[[^\]]*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -63,6 +78,7 @@ class Block:
     code: str
     skip: bool = False
     output: bool = False
+    asyncio_session: bool = False
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -98,6 +114,7 @@ def parse_blocks(text: str, path: Path = ROOT / "doc.md") -> list[Block]:
                 code="\n".join(body) + "\n",
                 skip=bool(_SKIP.match(before)),
                 output=bool(_OUTPUT.match(before)),
+                asyncio_session=bool(_ASYNCIO_SESSION.search(match["info"])),
             )
         )
     return blocks
@@ -118,10 +135,11 @@ def _with(langs: tuple[str, ...]) -> list[Path]:
 # --------------------------------------------------------------------------- python
 
 
-def _compile(block: Block) -> types.CodeType:
+def _compile(block: Block, *, session: bool | None = None) -> types.CodeType:
     # Leading newlines make tracebacks point at the Markdown file's own lines.
     source = "\n" * block.line + block.code
-    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    session = block.asyncio_session if session is None else session
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if session else 0
     return compile(source, str(block.path), "exec", flags=flags)
 
 
@@ -133,6 +151,25 @@ def _execute(block: Block, namespace: dict[str, object], loop: asyncio.AbstractE
             loop.run_until_complete(eval(code, namespace))
         else:
             exec(code, namespace)
+    return printed.getvalue()
+
+
+_FILE = re.compile(r"^# (?P<name>[\w/]+\.py)\s*$")
+
+
+def _as_file(block: Block) -> str | None:
+    first = block.code.split("\n", 1)[0]
+    match = _FILE.match(first)
+    return match["name"] if match else None
+
+
+def _run_file(block: Block, name: str) -> str:
+    file = Path.cwd() / name
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(block.code, encoding="utf-8")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        runpy.run_path(str(file), run_name="__main__")
     return printed.getvalue()
 
 
@@ -155,11 +192,15 @@ def _same_text(actual: str, expected: str) -> bool:
 @pytest.mark.parametrize("path", _with((*_PYTHON, "pycon")), ids=_doc_id)
 def test_python_examples_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    name = "docs_" + re.sub(r"\W", "_", _doc_id(path).removesuffix(".md"))
+    # A neutral name, as if the blocks were saved as example.py: no test-only name shows
+    # in printed output, and `if __name__ == "__main__":` guards stay off.
+    name = "example"
     module = types.ModuleType(name)
     module.__file__ = str(path)
     monkeypatch.setitem(sys.modules, name, module)
     namespace = module.__dict__
+    monkeypatch.syspath_prepend(str(tmp_path))  # files a page saves import each other
+    modules_before = set(sys.modules)
     loop = asyncio.new_event_loop()
     ran = 0
     printed: str | None = None
@@ -171,7 +212,12 @@ def test_python_examples_run(path: Path, tmp_path: Path, monkeypatch: pytest.Mon
                     printed = None
                     ran += 1
                     continue
-                printed = _execute(block, namespace, loop)
+                file = _as_file(block)
+                if file is not None:
+                    _compile(block)
+                    printed = _run_file(block, file)
+                else:
+                    printed = _execute(block, namespace, loop)
                 ran += 1
             elif block.lang == "pycon" and not block.skip:
                 _doctest(block, namespace)
@@ -183,7 +229,46 @@ def test_python_examples_run(path: Path, tmp_path: Path, monkeypatch: pytest.Mon
                 )
     finally:
         loop.close()
+        for saved in set(sys.modules) - modules_before:  # the page's own files
+            if str(getattr(sys.modules[saved], "__file__", "") or "").startswith(str(tmp_path)):
+                del sys.modules[saved]
     assert ran, f"{_doc_id(path)}: no python or pycon block was checked"
+
+
+@pytest.mark.parametrize("path", _with(_PYTHON), ids=_doc_id)
+def test_python_examples_paste_into_a_file_or_say_they_are_asyncio_sessions(path: Path) -> None:
+    problems = []
+    for block in _blocks_of(path):
+        if block.lang not in _PYTHON:
+            continue
+        try:
+            _compile(block, session=False)
+        except SyntaxError as error:
+            if not block.asyncio_session:
+                problems.append(f"{block.where}: {error.msg} (not a module; mark it or rewrite it)")
+            else:
+                _compile(block)  # valid in `python -m asyncio`
+        else:
+            if block.asyncio_session:
+                problems.append(f"{block.where}: marked `python -m asyncio` but needs no await")
+    assert problems == []
+
+
+def test_the_first_asyncio_session_a_reader_meets_is_explained() -> None:
+    # docs/index.md says what the mark means; getting-started repeats it at its first one.
+    for page in ("index.md", "getting-started.md"):
+        text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+        assert "python -m asyncio" in text.split('title="python -m asyncio"', 1)[0], page
+
+
+def test_a_top_level_await_outside_a_marked_block_is_caught() -> None:
+    text = '```python\nawait f()\n```\n```python title="python -m asyncio"\nawait f()\n```\n'
+    plain, session = parse_blocks(text)
+    assert not plain.asyncio_session
+    assert session.asyncio_session
+    with pytest.raises(SyntaxError):
+        _compile(plain)
+    assert _compile(session).co_flags & inspect.CO_COROUTINE
 
 
 # --------------------------------------------------------------------------- console
@@ -417,3 +502,30 @@ def test_comparison_langchain_keeps_args_in_the_description_and_raises() -> None
     strict = convert_to_openai_tool(tool, strict=True)["function"]["parameters"]
     assert strict["required"] == ["city", "days"]
     assert strict["properties"]["days"]["type"] == "integer"
+
+
+# --------------------------------------------------------------------------- tutorial
+
+
+def test_the_tutorial_stops_in_one_process_and_resumes_in_another(tmp_path: Path) -> None:
+    files = {}
+    for block in _blocks_of(ROOT / "docs" / "tutorial.md"):
+        name = _as_file(block) if block.lang in _PYTHON else None
+        if name is not None:
+            (tmp_path / name).write_text(block.code, encoding="utf-8")
+            files[name] = block
+    assert set(files) == {"shop.py", "models.py", "order.py", "approve.py"}
+    env = {k: v for k, v in os.environ.items() if k != "LOCAL_MODEL_URL"}
+    first = subprocess.run(
+        [sys.executable, "order.py"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.splitlines()[0] == "pending"
+    saved = json.loads((tmp_path / "conversation.json").read_text())
+    assert saved  # the pending conversation is on disk, for the second process
+    second = subprocess.run(
+        [sys.executable, "approve.py"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.startswith("done | I ordered two large blue mugs.")
+    assert "ordered 2 x sku 1" in second.stdout

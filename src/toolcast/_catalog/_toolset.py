@@ -264,9 +264,20 @@ class ToolSet:
             raise UnknownToolError(name, self._visible_names)
         return found
 
-    def unknown_tool(self, name: object, *, call_id: str | None = None) -> ToolOutcome:
-        """The error result for a call to a name outside this set."""
-        return UnknownToolError(name, self._visible_names).outcome(call_id=call_id)
+    def unknown_tool(
+        self, name: object, *, call_id: str | None = None, offered: Iterable[Tool] | None = None
+    ) -> ToolOutcome:
+        """The error result for a call to a name outside this set (or outside `offered`)."""
+        names = self._visible_names if offered is None else tuple(t.name for t in offered)
+        return UnknownToolError(name, names).outcome(call_id=call_id)
+
+    def _offered(self, name: str, offered: Iterable[Tool] | None) -> Tool | None:
+        # With `offered` (what `next_tools` gave the model this turn), a member of an
+        # unopened toolbox is as unknown as a name that never existed, as in `run()`.
+        tool = self.get(name)
+        if tool is None or offered is None:
+            return tool
+        return tool if any(t.name == tool.name for t in offered) else None
 
     def info(self, name: str) -> ToolInfo:
         """What a selector says about the set's tool `name`."""
@@ -282,12 +293,15 @@ class ToolSet:
         call_id: str | None = None,
         null_means_default: bool | None = None,
         aliases: AliasSession | None = None,
+        offered: Sequence[Tool] | None = None,
     ) -> ToolOutcome:
         """Resolve `call.name` in this set and run it (the options of `Tool.invoke`).
 
         Never raises for the call's failures: an unknown name is an
         `unknown_tool` result. Calls parsed from a strict projection carry
-        `provider_data["null_means_default"]`, which is honoured.
+        `provider_data["null_means_default"]`, which is honoured. `offered`: the
+        tools the model was given this turn (`next_tools`); a call outside them is
+        unknown, and its answer lists them, opened toolbox members included.
 
         Raises:
             TypeError: `call` is not a `ToolCall` (a host mistake).
@@ -296,9 +310,9 @@ class ToolSet:
         refused = refused_call(call.id, call.name, call.provider_data)
         if refused is not None:  # the provider parser could not read the call whole
             return refused
-        tool = self.get(call.name)
+        tool = self._offered(call.name, offered)
         if tool is None:
-            return self.unknown_tool(call.name, call_id=call.id)
+            return self.unknown_tool(call.name, call_id=call.id, offered=offered)
         outcome = await tool.invoke(
             call,
             context=context,
@@ -316,15 +330,16 @@ class ToolSet:
         call_id: str | None = None,
         null_means_default: bool | None = None,
         aliases: AliasSession | None = None,
+        offered: Sequence[Tool] | None = None,
     ) -> ToolOutcome:
         """`invoke` for synchronous hosts."""
         _check_call(call)
         refused = refused_call(call.id, call.name, call.provider_data)
         if refused is not None:
             return refused
-        tool = self.get(call.name)
+        tool = self._offered(call.name, offered)
         if tool is None:
-            return self.unknown_tool(call.name, call_id=call.id)
+            return self.unknown_tool(call.name, call_id=call.id, offered=offered)
         outcome = tool.invoke_sync(
             call,
             context=context,

@@ -26,6 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
+from toolcast._cli import _person
 from toolcast._cli._layout import Style, compact_json, render, use_color
 from toolcast._define._decorator import options_of
 from toolcast._frozen import thaw
@@ -380,8 +381,8 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
     arguments = _read_arguments(args.arguments, sys.stdin)
     call = ToolCall(id=args.call_id, name=args.tool, arguments=arguments)
     outcome = asyncio.run(tool.invoke(arguments, call_id=call.id))
-    if args.provider is None:
-        out.write(outcome.text + ("\n" if not outcome.text.endswith("\n") else ""))
+    if args.provider is None or args.json:
+        _person.write_result(out, outcome, as_json=args.json, indent=_isatty(out))
     else:
         format_results = _provider(args.provider).format_results
         if _takes(format_results, "calls"):
@@ -397,6 +398,7 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
         "stdout shows what the model would receive.",
         file=sys.stderr,
     )
+    _person.show_cause(outcome.exception, whole=args.traceback)
     return EXIT_ERROR
 
 
@@ -492,6 +494,7 @@ def _parser() -> argparse.ArgumentParser:
         help="print the provider's result message instead of the plain text",
     )
     call.add_argument("--call-id", default="call_1", help="call id for --provider output")
+    _person.add_output_options(call)
     call.add_argument(
         "--grpc",
         metavar="ADDRESS",
@@ -590,6 +593,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _Usage as exc:
         print(f"toolcast: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except ImportError as exc:  # an optional package: one line with the pip install
+        return _person.extra_missing(exc, args.command, EXIT_USAGE)
     except (_Failed, ToolcastError) as exc:
         print(f"toolcast: {exc}", file=sys.stderr)
         return EXIT_ERROR

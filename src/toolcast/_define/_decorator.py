@@ -145,10 +145,21 @@ def tool(fn: Any = None, /, **options: Any) -> Any:
 
     def mark(func: F) -> F:
         target = getattr(func, "__func__", func)
+        if not callable(target):
+            raise TypeError(
+                f"@tool needs a function or method, got {type(func).__name__} {func!r}."
+            )
+        if checker is not None:
+            checker(target, recorded)
         setattr(target, OPTIONS_ATTR, recorded)
         return func
 
     return mark if fn is None else mark(fn)
+
+
+# Set by `_define._function` (which imports this module, so it cannot be imported
+# here): checks a function when `@tool` marks it.
+checker: Callable[[Any, ToolOptions], None] | None = None
 
 
 def spec_of(

@@ -21,6 +21,7 @@ import typing_extensions
 
 from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
 from toolcast._context import ToolContext
+from toolcast._define import _decorator
 from toolcast._define._annotations import MISSING, split_annotated
 from toolcast._define._decorator import Param, ToolOptions
 from toolcast._define._docstring import Docstring, parse_docstring
@@ -455,3 +456,34 @@ def _output_schema(
     if builder.defs:
         schema["$defs"] = builder.defs
     return schema, builder.exact_output
+
+
+# -- @tool checks at decoration (issue 24) --------------------------------------------
+
+# Problems no later `Tool.from_function(fn, name=..., description=..., params=...)`
+# override can fix: the types and the shape of the signature. The others (a name, a
+# missing description) may still be supplied when the tool is built.
+_FATAL_AT_DECORATION = frozenset({"unsupported-type", "var-positional", "var-keyword"})
+
+
+def _check_now(fn: Any, options: ToolOptions) -> None:
+    """Raise the function's definition problems at decoration, not at its first use.
+
+    Hints that name something defined later in the module (a forward reference
+    under `from __future__ import annotations`) cannot be read yet: those functions
+    are checked when they become a `Tool`, as before.
+    """
+    parameters: tuple[str, ...] = getattr(getattr(fn, "__code__", None), "co_varnames", ())
+    method = "." in getattr(fn, "__qualname__", "").replace("<locals>.", "")
+    receiver = method and bool(parameters) and parameters[0] in ("self", "cls")
+    try:
+        analyse(fn, options, bound=False, has_receiver=receiver, inputs_only=False)
+    except NameError:
+        return
+    except ToolDefinitionError as error:
+        fatal = [p for p in error.problems if p.code in _FATAL_AT_DECORATION]
+        if fatal:
+            raise ToolDefinitionError(error.qualname, fatal) from None
+
+
+_decorator.checker = _check_now

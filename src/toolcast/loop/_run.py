@@ -148,12 +148,14 @@ async def run(
         if limit is not None and limit < 1:
             msg = f"{name} must be at least 1, or None for no limit (got {limit})."
             raise ValueError(msg)
+    policy = policy or Policy()
+    policy.check(tools)  # a rule naming no tool of the set is a mistake: say it now
     return await _Run(
         model,
         prompt,
         tools=tools,
         conversation=conversation,
-        policy=policy or Policy(),
+        policy=policy,
         max_rounds=max_rounds,
         approver=approver,
         system=system,

@@ -11,6 +11,7 @@ until an approval is recorded for it.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import inspect
 import re
@@ -208,6 +209,42 @@ class Policy:
         if len(self._cache) < 10_000:
             self._cache[key] = (spec, decision)
         return decision
+
+    def check(self, tools: Iterable[Tool | ToolSpec]) -> None:
+        """Refuse rules that name nothing in `tools` (a `ToolSet`, or tools and specs).
+
+        An exact name must be a tool, an alias or a toolbox of the set, and
+        `category:NAME` (without a glob) a category of one of its tools: a typo there
+        would silently leave a call to the default. Globs are not checked, since a
+        guard such as `deny=["delete_*"]` is meant for tools that may come later.
+
+        Raises:
+            ValueError: Naming each unknown rule and the closest known names.
+        """
+        everything = getattr(tools, "all", None)
+        found = everything() if callable(everything) else tools
+        specs = [t.spec if isinstance(t, Tool) else t for t in found]
+        names = {n for spec in specs for n in (spec.name, *spec.aliases)}
+        boxes = getattr(tools, "toolboxes", None)
+        if callable(boxes):
+            names.update(box.name for box in boxes())
+        categories = {c for spec in specs for c in spec.categories}
+        problems = []
+        for rules in (self._deny, self._defer, self._allow):
+            for pattern in rules.patterns:
+                is_category = pattern.startswith("category:")
+                word = pattern[9:].strip() if is_category else pattern
+                if any(c in word for c in "*?["):
+                    continue
+                known = categories if is_category else names
+                if word in known:
+                    continue
+                what = "category" if is_category else "tool, alias or toolbox"
+                close = difflib.get_close_matches(word, sorted(known), n=3)
+                hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+                problems.append(f"Policy rule {pattern!r} names no known {what}.{hint}")
+        if problems:
+            raise ValueError(" ".join(problems))
 
     def needs_arguments(self, spec: ToolSpec, called: str) -> bool:
         """True when deciding this call will ask the evaluator (which needs the arguments)."""
