@@ -23,7 +23,7 @@ from pydantic_core import SchemaValidator, ValidationError, to_json
 
 from toolcast._define._formats import INTS_FROM_TEXT, PATTERN_DEADLINE, PATTERN_TIMEOUT
 from toolcast._exact_paths import (
-    NotIntegral,
+    BadNumber,
     as_digits,
     as_integer,
     exact_at,
@@ -33,7 +33,7 @@ from toolcast._exact_paths import (
 )
 from toolcast._json_errors import arguments_message
 from toolcast._messages import format_validation_errors
-from toolcast._numbers import MAX_INTEGER_DIGITS, exponent_reason
+from toolcast._numbers import TOO_LARGE, spelled_reason
 from toolcast._spec import Arguments, ParsedArguments
 
 __all__ = ("ArgumentsError", "JsonValidator", "Limits", "Parser", "reads_parsed")
@@ -256,9 +256,9 @@ def _as_spelled(errors: list[Any], raw: str | bytes) -> list[Any]:
         if error.get("input") in _INFINITIES:
             node: Any = spelled
             for part in error["loc"]:  # union branch names are not keys: skipped
-                if type(node) is dict and part in node:
-                    node = node[part]
-                elif type(node) is list and type(part) is int and part < len(node):
+                if (type(node) is dict and part in node) or (
+                    type(node) is list and type(part) is int and part < len(node)
+                ):
                     node = node[part]
             if type(node) is jiter.LosslessFloat:
                 error = {**error, "input": node}
@@ -274,6 +274,8 @@ def _beyond_decimal(number: Any) -> bool:
     except decimal.InvalidOperation:
         return True
     return False
+
+
 _NON_FINITE = re.compile(r"[:\[,]\s*-?(?:NaN|Infinity)\s*[,}\]]")
 
 
@@ -476,7 +478,9 @@ class Parser:
             bounded = self._bounded = bounded()
         return bounded
 
-    def _describe(self, exc: ValidationError, parsed: Any, raw: str | bytes, *, partial: bool) -> str:
+    def _describe(
+        self, exc: ValidationError, parsed: Any, raw: str | bytes, *, partial: bool
+    ) -> str:
         """The model's message for `exc`, reading at most `_MAX_ERRORS_READ` errors."""
         count = exc.error_count()
         if count <= _MAX_ERRORS_READ:
@@ -529,16 +533,15 @@ class Parser:
             )
         except ValueError:  # an exponent beyond Decimal's range (1e1000000000000000000)
             raise ArgumentsError(self._unreadable_number(raw)) from None
-        for guard in self._decimals:
-            parsed = exact_at(parsed, exact, guard, as_digits)
-        if integers:
-            try:
-                for guard in self._integers:
-                    parsed = exact_at(parsed, exact, guard, as_integer)
-            except NotIntegral as exc:
-                where = clip(exc.where.lstrip("."), 200)
-                got = clip(str(exc.exact), _GOT_CHARS)
-                raise ArgumentsError(f"Argument '{where}' {exc.reason} (got {got}).") from None
+        try:
+            for guard in self._decimals:
+                parsed = exact_at(parsed, exact, guard, as_digits)
+            for guard in self._integers if integers else ():
+                parsed = exact_at(parsed, exact, guard, as_integer)
+        except BadNumber as exc:
+            where = clip(exc.where.lstrip("."), 200)
+            got = clip(str(exc.exact), _GOT_CHARS)
+            raise ArgumentsError(f"Argument '{where}' {exc.reason} (got {got}).") from None
         return to_json(parsed)
 
     def _long_number(self, raw: str | bytes, error: str) -> str:
@@ -550,8 +553,8 @@ class Parser:
             return f"Arguments for '{self._tool}' contain a number too large to handle."
         where, text = found
         return (
-            f"Argument '{clip(where.lstrip('.'), 200)}' must have at most {MAX_INTEGER_DIGITS} "
-            f"digits before its decimal point (got {clip(text.decode(), _GOT_CHARS)})."
+            f"Argument '{clip(where.lstrip('.'), 200)}' {TOO_LARGE} "
+            f"(got {clip(text.decode(), _GOT_CHARS)})."
         )
 
     def _unreadable_number(self, raw: str | bytes) -> str:
@@ -562,7 +565,7 @@ class Parser:
             return f"Arguments for '{self._tool}' contain a number too large to handle."
         where, number = found
         text = bytes(number).decode()
-        reason = exponent_reason(large=not text.lower().partition("e")[2].startswith("-"))
+        reason = spelled_reason(text)
         return f"Argument '{clip(where.lstrip('.'), 200)}' {reason} (got {clip(text, _GOT_CHARS)})."
 
     def _too_large(self, size: int) -> ArgumentsError:

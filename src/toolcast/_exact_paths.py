@@ -14,10 +14,10 @@ from typing import Any
 
 import jiter
 
-from toolcast._numbers import integer_reason
+from toolcast._numbers import integer_reason, magnitude_reason
 
 __all__ = (
-    "NotIntegral",
+    "BadNumber",
     "as_digits",
     "as_integer",
     "contains",
@@ -60,14 +60,21 @@ _DECIMAL = decimal.Decimal
 
 
 def as_digits(value: Any, exact: Any) -> Any:
-    return str(exact) if type(exact) in _NUMBERS else value
+    if type(exact) is _DECIMAL:
+        reason = magnitude_reason(exact)
+        if reason is not None:
+            raise BadNumber(exact, reason)  # `1e999999999999` as a Decimal: refused, not kept
+        return str(exact)
+    return str(exact) if type(exact) is int else value
 
 
-class NotIntegral(Exception):
-    """A number at an integer position is no integer toolcast takes; `reason` says why.
+class BadNumber(Exception):
+    """A number at a guarded path is refused; `reason` says why, `where` says where.
 
-    A fraction a float would round away (`1.0000000000000000001`), or more digits
-    than `MAX_INTEGER_DIGITS` (`1e1000000`: building that int alone takes minutes).
+    At an integer position: a fraction a float would round away
+    (`1.0000000000000000001`), or more digits than `MAX_INTEGER_DIGITS` (`1e1000000`:
+    building that int alone takes minutes). At a Decimal position: an exponent
+    beyond `MAX_EXPONENT`.
     """
 
     def __init__(self, exact: decimal.Decimal, reason: str) -> None:
@@ -81,7 +88,7 @@ def as_integer(value: Any, exact: Any) -> Any:
         return value
     reason = integer_reason(exact)
     if reason is not None:
-        raise NotIntegral(exact, reason)
+        raise BadNumber(exact, reason)
     return int(exact)
 
 
@@ -99,13 +106,18 @@ def exact_at(
             if isinstance(value, list) and isinstance(exact, list):
                 # `list[Decimal]`, `list[int]`: no call per item.
                 if not rest and convert is as_digits:
+                    odd = next(
+                        (e for e in exact if type(e) is _DECIMAL and magnitude_reason(e)), None
+                    )
+                    if odd is not None:
+                        raise BadNumber(odd, magnitude_reason(odd) or "")
                     return [str(e) if type(e) in _NUMBERS else e for e in exact]
                 if not rest and convert is as_integer:
                     odd = next(
                         (e for e in exact if type(e) is _DECIMAL and integer_reason(e)), None
                     )
                     if odd is not None:
-                        raise NotIntegral(odd, integer_reason(odd) or "")
+                        raise BadNumber(odd, integer_reason(odd) or "")
                     return [
                         int(e) if type(e) is _DECIMAL else v
                         for v, e in zip(value, exact, strict=True)
@@ -121,7 +133,7 @@ def exact_at(
             return value
         if isinstance(value, dict) and isinstance(exact, dict) and head in value:
             return {**value, head: exact_at(value[head], exact[head], rest, convert)}
-    except NotIntegral as exc:
+    except BadNumber as exc:
         # Only the failing call pays for naming where it was.
         if head == "*":
             if isinstance(value, dict):
@@ -166,9 +178,8 @@ def find_number(value: Any, test: Callable[[Any], bool], where: str = "") -> tup
             stack.extend((f"{path}.{k}", v) for k, v in reversed(node.items()))
         elif type(node) is list:
             stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node))))
-        elif type(node) is not str and type(node) is not bool and node is not None:
-            if test(node):
-                return path, node
+        elif type(node) is not str and type(node) is not bool and test(node):
+            return path, node
     return None
 
 
