@@ -3,7 +3,9 @@
 Used by `Tool.from_schema`. The schema is checked against its dialect's metaschema
 (2020-12 unless `$schema` says otherwise) and its validator, jsonschema-rs, is built
 when the tool is defined, so a call can never fail because of the schema. Every
-keyword of the core and validation vocabularies is honoured; `format` is asserted.
+keyword of the core and validation vocabularies is honoured; `format` is asserted
+on strings, the OpenAPI numeric formats on numbers (`_numeric_formats`), and any
+format on a node whose type allows neither is an annotation.
 References resolve inside the schema only (`$defs`, `$id`, `$anchor`,
 `$dynamicRef`); nothing is fetched. See docs/schema.md, "Hand-written schemas".
 """
@@ -20,8 +22,8 @@ from typing import Any
 import jsonschema_rs
 
 from toolcast._define._exact import ExactValidator
-from toolcast._define._numeric_formats import NUMERIC_FORMATS, RANGE_KEYWORD, NumericFormat
 from toolcast._define._names import check_name
+from toolcast._define._numeric_formats import NUMERIC_FORMATS, RANGE_KEYWORD, NumericFormat
 from toolcast.errors import DefinitionProblem, ToolDefinitionError
 
 __all__ = ("CompiledSchema", "compile_schema", "schema_pointer")
