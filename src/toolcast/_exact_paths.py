@@ -14,7 +14,7 @@ from typing import Any
 
 import jiter
 
-from toolcast._numbers import integer_reason, magnitude_reason
+from toolcast._numbers import MAX_INTEGER_DIGITS, integer_reason, magnitude_reason
 
 __all__ = (
     "BadNumber",
@@ -64,8 +64,14 @@ def as_digits(value: Any, exact: Any) -> Any:
         reason = magnitude_reason(exact)
         if reason is not None:
             raise BadNumber(exact, reason)  # `1e999999999999` as a Decimal: refused, not kept
-        return str(exact)
+        return _text(exact)
     return str(exact) if type(exact) is int else value
+
+
+def _text(exact: decimal.Decimal) -> str:
+    if not exact and exact.adjusted() not in range(-MAX_INTEGER_DIGITS, MAX_INTEGER_DIGITS):
+        return "-0" if exact.is_signed() else "0"  # `0e1000000000` is 0, nothing to keep
+    return str(exact)
 
 
 class BadNumber(Exception):
@@ -111,7 +117,10 @@ def exact_at(
                     )
                     if odd is not None:
                         raise BadNumber(odd, magnitude_reason(odd) or "")
-                    return [str(e) if type(e) in _NUMBERS else e for e in exact]
+                    return [
+                        _text(e) if type(e) is _DECIMAL else str(e) if type(e) is int else e
+                        for e in exact
+                    ]
                 if not rest and convert is as_integer:
                     odd = next(
                         (e for e in exact if type(e) is _DECIMAL and integer_reason(e)), None

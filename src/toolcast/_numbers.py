@@ -73,7 +73,7 @@ def integer_reason(exact: decimal.Decimal) -> str | None:
     """Why `exact` cannot be an integer argument, or None: integral and within bounds."""
     if not exact.is_finite():
         return "must be a finite number"
-    if exact.adjusted() >= MAX_INTEGER_DIGITS:
+    if exact and exact.adjusted() >= MAX_INTEGER_DIGITS:  # `0e5000` is 0
         return TOO_LARGE
     if exact != exact.to_integral_value():
         return "must be an integer"
