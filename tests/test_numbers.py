@@ -181,10 +181,10 @@ def _named(text: str) -> bool:
 
 def _outcome(path: str, text: str) -> Any:
     if path == "alias":
-        call = ToolCall("c1", "aliased", '{"link": "link-1", "n": %s}' % text)
+        call = ToolCall("c1", "aliased", f'{{"link": "link-1", "n": {text}}}')
         return ALIASES.invoke_sync(call, aliases=SESSION), INT
     tool, wrap, kind = TYPED[path]
-    return tool.invoke_sync('{"n": %s}' % wrap.format(text)), kind
+    return tool.invoke_sync(f'{{"n": {wrap.format(text)}}}'), kind
 
 
 def _check(path: str, text: str) -> None:
@@ -206,17 +206,21 @@ def _check(path: str, text: str) -> None:
     assert want is not None, (path, text, outcome.value)
     value = outcome.value
     if kind == "float":
-        assert type(value) is float and value == want, (path, text, value)
+        assert type(value) is float, (path, text, value)
+        assert value == want, (path, text, value)
         assert math.copysign(1, value) == math.copysign(1, want), (path, text, value)
     elif kind in (INT, "bounded"):
-        assert type(value) is int and value == want, (path, text, value)
+        assert type(value) is int, (path, text, value)
+        assert value == want, (path, text, value)
     elif kind == "Decimal":
-        assert type(value) is decimal.Decimal and value == want, (path, text, value)
+        assert type(value) is decimal.Decimal, (path, text, value)
+        assert value == want, (path, text, value)
         assert value.as_tuple().digits == want.as_tuple().digits or not want
     else:
         # An integral value as an int; another as a float where it holds it as written.
         seen = decimal.Decimal(repr(value)) if type(value) is float else value
-        assert seen == want and type(value) in (int, float, decimal.Decimal), (text, value)
+        assert type(value) in (int, float, decimal.Decimal), (text, value)
+        assert seen == want, (text, value)
 
 
 @pytest.mark.parametrize("path", [*TYPED, "alias"])
@@ -261,7 +265,8 @@ def test_defect_3_refusals_name_the_argument_and_the_reason(
     found = NAMED.fullmatch(outcome.text)
     assert found is not None, outcome.text
     assert found[1].startswith(message), outcome.text
-    assert "JSON object" not in outcome.text and "Infinity" not in outcome.text
+    assert "JSON object" not in outcome.text
+    assert "Infinity" not in outcome.text
 
 
 def test_defect_3_the_spelling_is_echoed_not_infinity() -> None:
@@ -290,7 +295,8 @@ def test_defect_3_negative_zero_reaches_a_float_parameter(path: str) -> None:
         tools.invoke_sync(ToolCall("a", "make_link", "{}"), aliases=session)
         call = ToolCall("b", "signed", '{"link": "link-1", "x": -0.0}')
         value = tools.invoke_sync(call, aliases=session).value
-    assert value == 0.0 and math.copysign(1, value) == -1
+    assert value == 0.0
+    assert math.copysign(1, value) == -1
 
 
 def test_defect_3_exact_values_at_the_edges() -> None:
@@ -309,7 +315,7 @@ def test_defect_3_exact_values_at_the_edges() -> None:
 
 def _cpu(path: str, text: str, calls: int = 40) -> float:
     tool, wrap, _ = TYPED[path]
-    args = '{"n": %s}' % wrap.format(text)
+    args = f'{{"n": {wrap.format(text)}}}'
     best = math.inf
     for _ in range(5):
         start = time.process_time()
