@@ -11,6 +11,7 @@ reads in JSON mode, so numbers keep their exact value.
 
 from __future__ import annotations
 
+import decimal
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -22,15 +23,17 @@ from pydantic_core import SchemaValidator, ValidationError, to_json
 
 from toolcast._define._formats import INTS_FROM_TEXT, PATTERN_DEADLINE, PATTERN_TIMEOUT
 from toolcast._exact_paths import (
-    NotIntegral,
-    Unreadable,
+    BadNumber,
     as_digits,
     as_integer,
     exact_at,
+    find_number,
+    literal_at,
     strings_at,
 )
 from toolcast._json_errors import arguments_message
 from toolcast._messages import format_validation_errors
+from toolcast._numbers import TOO_LARGE, spelled_reason
 from toolcast._spec import Arguments, ParsedArguments
 
 __all__ = ("ArgumentsError", "JsonValidator", "Limits", "Parser", "reads_parsed")
@@ -238,6 +241,41 @@ def reads_parsed(core: Any) -> bool:
 
 
 _from_json = jiter.from_json
+_LINE_COLUMN = re.compile(r"at line (\d+) column (\d+)")
+
+
+_INFINITIES = (float("inf"), float("-inf"))
+
+
+def _as_spelled(errors: list[Any], raw: str | bytes) -> list[Any]:
+    """`errors` with each infinity (a literal beyond the float range) as the model wrote it."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    spelled = jiter.from_json(data, float_mode="lossless-float")
+    out = []
+    for error in errors:
+        if error.get("input") in _INFINITIES:
+            node: Any = spelled
+            for part in error["loc"]:  # union branch names are not keys: skipped
+                if (type(node) is dict and part in node) or (
+                    type(node) is list and type(part) is int and part < len(node)
+                ):
+                    node = node[part]
+            if type(node) is jiter.LosslessFloat:
+                error = {**error, "input": node}
+        out.append(error)
+    return out
+
+
+def _beyond_decimal(number: Any) -> bool:
+    if type(number) is not jiter.LosslessFloat:
+        return False
+    try:
+        decimal.Decimal(bytes(number).decode())
+    except decimal.InvalidOperation:
+        return True
+    return False
+
+
 _NON_FINITE = re.compile(r"[:\[,]\s*-?(?:NaN|Infinity)\s*[,}\]]")
 
 
@@ -394,6 +432,8 @@ class Parser:
                     f"Arguments for '{self._tool}' contain NaN or Infinity, which JSON does not "
                     "allow; send a finite number or null."
                 ) from None
+            if str(exc).startswith("number out of range"):
+                raise ArgumentsError(self._long_number(raw, str(exc))) from None
             raise self._fail_json(exc, raw) from None
         if not isinstance(parsed, dict):
             raise ArgumentsError(f"Arguments for '{self._tool}' must be a JSON object.")
@@ -418,10 +458,7 @@ class Parser:
             if _holds_floats(raw):
                 # A float may have reached an int position (`1e23`, `2.0`): read the
                 # text's digits exactly and validate again. Plain integers never do.
-                try:
-                    text = self._exact_numbers(raw, parsed, integers=True)
-                except Unreadable:  # a number beyond Decimal: the first answer stands
-                    raise ArgumentsError(self._describe(failed, parsed, partial=partial)) from None
+                text = self._exact_numbers(raw, parsed, integers=True)
                 exact = INTS_FROM_TEXT.set(True)
                 try:
                     return validator.validate_json(text)
@@ -429,7 +466,7 @@ class Parser:
                     failed = exc
                 finally:
                     INTS_FROM_TEXT.reset(exact)
-            raise ArgumentsError(self._describe(failed, parsed, partial=partial)) from None
+            raise ArgumentsError(self._describe(failed, parsed, raw, partial=partial)) from None
         finally:
             if token is not None:
                 PATTERN_DEADLINE.reset(token)
@@ -441,11 +478,15 @@ class Parser:
             bounded = self._bounded = bounded()
         return bounded
 
-    def _describe(self, exc: ValidationError, parsed: Any, *, partial: bool) -> str:
+    def _describe(
+        self, exc: ValidationError, parsed: Any, raw: str | bytes, *, partial: bool
+    ) -> str:
         """The model's message for `exc`, reading at most `_MAX_ERRORS_READ` errors."""
         count = exc.error_count()
         if count <= _MAX_ERRORS_READ:
             errors = exc.errors(include_url=False)
+            if any(e.get("input") in _INFINITIES for e in errors):
+                errors = _as_spelled(errors, raw)
             return format_validation_errors(self._tool, errors, self._schema, partial=partial)
         # Thousands of errors only come from unknown keys (containers stop at their
         # first error): validate a copy with most unknown keys cut to find a few.
@@ -491,24 +532,41 @@ class Parser:
                 float_mode="decimal",
             )
         except ValueError:  # an exponent beyond Decimal's range (1e1000000000000000000)
-            if integers:
-                raise Unreadable from None
-            raise ArgumentsError(
-                f"Arguments for '{self._tool}' contain a number too large to handle."
-            ) from None
-        for guard in self._decimals:
-            parsed = exact_at(parsed, exact, guard, as_digits)
-        if integers:
-            try:
-                for guard in self._integers:
-                    parsed = exact_at(parsed, exact, guard, as_integer)
-            except NotIntegral as exc:
-                where = clip(exc.where.lstrip("."), 200)
-                got = clip(str(exc.exact), _GOT_CHARS)
-                raise ArgumentsError(
-                    f"Argument '{where}' must be an integer (got {got})."
-                ) from None
+            raise ArgumentsError(self._unreadable_number(raw)) from None
+        try:
+            for guard in self._decimals:
+                parsed = exact_at(parsed, exact, guard, as_digits)
+            for guard in self._integers if integers else ():
+                parsed = exact_at(parsed, exact, guard, as_integer)
+        except BadNumber as exc:
+            where = clip(exc.where.lstrip("."), 200)
+            got = clip(str(exc.exact), _GOT_CHARS)
+            raise ArgumentsError(f"Argument '{where}' {exc.reason} (got {got}).") from None
         return to_json(parsed)
+
+    def _long_number(self, raw: str | bytes, error: str) -> str:
+        """The message for a literal of more than `MAX_INTEGER_DIGITS` digits (jiter's limit)."""
+        data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+        place = _LINE_COLUMN.search(error)
+        found = literal_at(data, int(place[1]), int(place[2])) if place else None
+        if found is None:  # pragma: no cover - jiter always names the place
+            return f"Arguments for '{self._tool}' contain a number too large to handle."
+        where, text = found
+        return (
+            f"Argument '{clip(where.lstrip('.'), 200)}' {TOO_LARGE} "
+            f"(got {clip(text.decode(), _GOT_CHARS)})."
+        )
+
+    def _unreadable_number(self, raw: str | bytes) -> str:
+        """The message for a number whose exponent is beyond even Decimal's range."""
+        data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+        found = find_number(jiter.from_json(data, float_mode="lossless-float"), _beyond_decimal)
+        if found is None:  # pragma: no cover - the decimal parse failed on one of them
+            return f"Arguments for '{self._tool}' contain a number too large to handle."
+        where, number = found
+        text = bytes(number).decode()
+        reason = spelled_reason(text)
+        return f"Argument '{clip(where.lstrip('.'), 200)}' {reason} (got {clip(text, _GOT_CHARS)})."
 
     def _too_large(self, size: int) -> ArgumentsError:
         return ArgumentsError(

@@ -10,7 +10,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import jiter
 from pydantic_core import ErrorDetails, to_json
+
+from toolcast._numbers import float_range_reason
 
 __all__ = ("MAX_LISTED", "describe_value", "format_path", "format_validation_errors")
 
@@ -44,6 +47,8 @@ def format_path(loc: Sequence[str | int]) -> str:
 
 def describe_value(value: Any) -> str:
     """A short JSON rendering of what the model sent."""
+    if type(value) is jiter.LosslessFloat:  # a number as the model spelled it
+        return _clip(bytes(value).decode(), _GOT_LIMIT)
     try:
         text = to_json(value, bytes_mode="base64", inf_nan_mode="constants").decode()
     except Exception:
@@ -84,7 +89,9 @@ def _sentence(err: ErrorDetails) -> str:
     if kind in _TYPES:
         return f"must be {_TYPES[kind]}"
     if kind == "finite_number":
-        return "must be a finite number"
+        # JSON has no Infinity (the parser refuses it): an infinity here is a literal
+        # beyond the float range that the parse rounded (`1e400`).
+        return float_range_reason()
     if kind == "int_parsing_size":
         return "is out of range"
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):

@@ -17,10 +17,11 @@ from typing import Any
 import jiter
 import jsonschema_rs
 
-from toolcast._arguments import ArgumentsError
+from toolcast._arguments import ArgumentsError, clip
 from toolcast._define._nulls import NullPlan, needs_plan
 from toolcast._define._schema_messages import format_schema_errors
-from toolcast._messages import MAX_LISTED
+from toolcast._messages import MAX_LISTED, format_path
+from toolcast._numbers import magnitude_reason, spelled_reason
 
 __all__ = ("ExactValidator", "exact_numbers")
 
@@ -45,16 +46,19 @@ _MAX_HITS = 64
 # (a megabyte of `[{}, {}, ...]` would take seconds); above this size only the first
 # problem is looked for, which costs no more than a valid call.
 _LIST_EVERY_PROBLEM_UP_TO = 8192
-# Integers above this many digits (or exponents beyond it) are refused, as the
-# parser already refuses longer integer literals: exact arithmetic on them is costly.
-_MAX_DIGITS = 4300
+_GOT_CHARS = 60
 # A literal of at most this many characters without an exponent has at most 15
 # significant digits, which a float holds as written.
 _SHORT = 16
 
 
 class _TooLarge(Exception):
-    pass
+    """A number beyond the exact bounds (`toolcast._numbers`); `where` is its path."""
+
+    def __init__(self, reason: str, number: jiter.LosslessFloat) -> None:
+        self.reason = reason
+        self.text = bytes(number).decode()
+        self.where: list[str | int] = []
 
 
 def _exact(number: jiter.LosslessFloat) -> int | float | decimal.Decimal:
@@ -62,10 +66,13 @@ def _exact(number: jiter.LosslessFloat) -> int | float | decimal.Decimal:
     if len(text) <= _SHORT and b"e" not in text and b"E" not in text:
         as_float = float(number)
         return int(as_float) if as_float.is_integer() else as_float
-    value = number.as_decimal()
-    exponent = value.adjusted()
-    if exponent > _MAX_DIGITS or exponent < -_MAX_DIGITS:
-        raise _TooLarge
+    try:
+        value = number.as_decimal()
+    except (ValueError, decimal.InvalidOperation):  # an exponent beyond Decimal's own
+        raise _TooLarge(spelled_reason(bytes(number).decode()), number) from None
+    reason = magnitude_reason(value)
+    if reason is not None:
+        raise _TooLarge(reason, number)
     if value == value.to_integral_value():
         return int(value)
     as_float = float(value)
@@ -79,10 +86,14 @@ def _convert(container: Any) -> None:
     pairs = container.items() if type(container) is dict else enumerate(container)
     for key, item in pairs:
         kind = type(item)
-        if kind is jiter.LosslessFloat:
-            container[key] = _exact(item)
-        elif kind is dict or kind is list:
-            _convert(item)
+        try:
+            if kind is jiter.LosslessFloat:
+                container[key] = _exact(item)
+            elif kind is dict or kind is list:
+                _convert(item)
+        except _TooLarge as exc:
+            exc.where.insert(0, key)
+            raise
 
 
 def _starts_a_number(data: bytes, words: bytes, at: int) -> bool:
@@ -198,10 +209,10 @@ class ExactValidator:
         data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
         try:
             value = exact_numbers(data)
-        except _TooLarge:
-            raise ArgumentsError(
-                f"Arguments for '{self._tool}' contain a number too large to handle."
-            ) from None
+        except _TooLarge as exc:
+            where = format_path(exc.where)
+            got = clip(exc.text, _GOT_CHARS)
+            raise ArgumentsError(f"Argument '{where}' {exc.reason} (got {got}).") from None
         if self._nulls is not None:
             value = self._nulls.strip(value)
         if self._validator.is_valid(value):

@@ -3,7 +3,9 @@
 Used by `Tool.from_schema`. The schema is checked against its dialect's metaschema
 (2020-12 unless `$schema` says otherwise) and its validator, jsonschema-rs, is built
 when the tool is defined, so a call can never fail because of the schema. Every
-keyword of the core and validation vocabularies is honoured; `format` is asserted.
+keyword of the core and validation vocabularies is honoured; `format` is asserted
+on strings, the OpenAPI numeric formats on numbers (`_numeric_formats`), and any
+format on a node whose type allows neither is an annotation.
 References resolve inside the schema only (`$defs`, `$id`, `$anchor`,
 `$dynamicRef`); nothing is fetched. See docs/schema.md, "Hand-written schemas".
 """
@@ -21,6 +23,7 @@ import jsonschema_rs
 
 from toolcast._define._exact import ExactValidator
 from toolcast._define._names import check_name
+from toolcast._define._numeric_formats import NUMERIC_FORMATS, RANGE_KEYWORD, NumericFormat
 from toolcast.errors import DefinitionProblem, ToolDefinitionError
 
 __all__ = ("CompiledSchema", "compile_schema", "schema_pointer")
@@ -193,19 +196,69 @@ def _meta_problems(schema: dict[str, Any]) -> list[DefinitionProblem]:
     return list(problems.values())
 
 
+def _declared_types(node: dict[str, Any]) -> set[str] | None:
+    kind = node.get("type")
+    if isinstance(kind, str):
+        return {kind}
+    return set(kind) if isinstance(kind, list) else None
+
+
+def _format_problem(fmt: str, node: dict[str, Any]) -> str | None:
+    """Why `fmt` on `node` cannot be honoured, or None (checked, or an annotation).
+
+    Format checks apply to strings, and toolcast's numeric ones to numbers: on a node
+    whose `type` allows neither, a format is an annotation whatever its name.
+    """
+    types = _declared_types(node)
+    if fmt in NUMERIC_FORMATS:
+        if types is None or "string" in types:
+            allowed = "values of any type" if types is None else "strings"
+            return (
+                f"format {fmt!r} (OpenAPI) is checked on numbers, but this schema also "
+                f"allows {allowed}, which no check of {fmt!r} covers; declare "
+                '"type": "integer" or "number", or use a pattern for strings.'
+            )
+        return None
+    if types is not None and "string" not in types:
+        return None
+    if _format_known(fmt):
+        return None
+    return f"format {fmt!r} cannot be checked; remove it or use a pattern."
+
+
 def _walk_problems(schema: dict[str, Any]) -> list[DefinitionProblem]:
     problems = []
     for path, sub in _subschemas(schema):
         fmt = sub.get("format")
-        if isinstance(fmt, str) and not _format_known(fmt):
-            problems.append(
-                DefinitionProblem(
-                    "unsupported-format",
-                    schema_pointer((*path, "format")),
-                    f"format {fmt!r} cannot be checked; remove it or use a pattern.",
-                )
-            )
+        why = _format_problem(fmt, sub) if isinstance(fmt, str) else None
+        if why is not None:
+            pointer = schema_pointer((*path, "format"))
+            problems.append(DefinitionProblem("unsupported-format", pointer, why))
     return problems
+
+
+def _checked_copy(schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The schema the validator runs, and the formats it must treat as annotations.
+
+    Numeric formats get toolcast's range keyword beside them; a format on a node
+    that allows no strings is never asserted by jsonschema-rs, which only needs to
+    know the name (`formats=`) to build.
+    """
+    copy = json.loads(json.dumps(schema))
+    names: dict[str, Any] = {}
+    for _path, sub in _subschemas(copy):
+        fmt = sub.get("format")
+        if not isinstance(fmt, str) or _format_problem(fmt, sub) is not None:
+            continue
+        if fmt in NUMERIC_FORMATS:
+            sub[RANGE_KEYWORD] = fmt
+        if not _format_known(fmt):
+            names[fmt] = _annotation
+    return copy, names
+
+
+def _annotation(_value: str) -> bool:
+    return True  # never called with a value: the node's type allows no strings
 
 
 def _build_problem(schema: dict[str, Any], error: Exception) -> DefinitionProblem:
@@ -256,11 +309,14 @@ def compile_schema(name: str, schema: dict[str, Any]) -> CompiledSchema:
     problems.extend(meta or _walk_problems(root))
     if problems:
         raise ToolDefinitionError(name, problems)
+    checked, annotations = _checked_copy(root)
     try:
         validator = jsonschema_rs.validator_for(
-            root,
+            checked,
             validate_formats=True,
             ignore_unknown_formats=False,
+            formats=annotations or None,
+            keywords={RANGE_KEYWORD: NumericFormat},
             retriever=_offline,
             pattern_options=jsonschema_rs.FancyRegexOptions(backtrack_limit=_BACKTRACK_LIMIT),
         )

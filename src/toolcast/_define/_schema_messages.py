@@ -14,6 +14,7 @@ from typing import Any
 
 import jsonschema_rs
 
+from toolcast._define._numeric_formats import RANGE_KEYWORD
 from toolcast._messages import MAX_LISTED, describe_value, format_path
 
 __all__ = ("format_schema_errors",)
@@ -109,6 +110,8 @@ def _sentence(error: jsonschema_rs.ValidationError, schema: Any) -> str:
         return f"must be {_json(info.get('expected_value'))}"
     if kind == "format":
         return f"must be a valid {info.get('format')} string"
+    if kind == RANGE_KEYWORD:  # toolcast's numeric formats word their own phrase
+        return str(info.get("message", "is invalid"))
     if kind == "pattern":
         return f"must match the pattern {info.get('pattern')}"
     if kind == "oneOf" and "more than one" in error.message:

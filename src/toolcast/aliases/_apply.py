@@ -169,7 +169,7 @@ def resolve_arguments(
     plan = plans.inbound
     if plan is None:
         return (arguments, {})
-    parsed = _parsed(arguments, max_bytes)
+    parsed, exact = _parsed(arguments, max_bytes)
     if parsed is None:
         return (arguments, {})
     leaves = inbound_leaves(parsed, plan)
@@ -199,6 +199,10 @@ def resolve_arguments(
             container[:] = map(uuids.__getitem__, strings)
         else:
             container[:] = [uuids[v] if v.__class__ is str else v for v in container]
+    if exact:
+        # Numbers a float would round (`1e23`, `1.0000000000000000001`, `1e400`) go on
+        # as the model wrote them, for the parser to read exactly and word its refusals.
+        return (_dump(parsed), uuids)
     # The strict parse, ids in: the tool's parser validates it without reading it again.
     return (ParsedArguments(parsed), uuids)
 
@@ -246,28 +250,38 @@ def _unknown(
     return ToolOutcome.failure("invalid_arguments", message, tool_name=tool, call_id=call_id)
 
 
-def _parsed(arguments: Any, max_bytes: int) -> dict[str, Any] | None:
+# An exponent, or 17 digits and points in a row: a number a float may round.
+_INEXACT = re.compile(rb"[0-9][eE]|[0-9.]{17}")
+
+
+def _parsed(arguments: Any, max_bytes: int) -> tuple[dict[str, Any] | None, bool]:
+    """The argument object, and whether its numbers are kept as written (LosslessFloat)."""
     if isinstance(arguments, Mapping):
         try:
             # A copy made of JSON data: the host's mapping is never changed.
             raw = to_json(dict(arguments), inf_nan_mode="constants", bytes_mode="base64")
         except Exception:
-            return None
+            return None, False
     elif isinstance(arguments, str):
         raw = arguments.encode("utf-8", "surrogatepass")
     elif isinstance(arguments, (bytes, bytearray)):
         raw = bytes(arguments)
     else:
-        return None
+        return None, False
     if len(raw) > max_bytes:
-        return None
+        return None, False
+    exact = _INEXACT.search(raw) is not None
     try:
         parsed = jiter.from_json(
-            raw, allow_inf_nan=False, catch_duplicate_keys=True, cache_mode="keys"
+            raw,
+            allow_inf_nan=False,
+            catch_duplicate_keys=True,
+            cache_mode="keys",
+            float_mode="lossless-float" if exact else "float",
         )
     except ValueError:
-        return None
-    return parsed if isinstance(parsed, dict) else None
+        return None, False
+    return (parsed, exact) if isinstance(parsed, dict) else (None, False)
 
 
 def _shown(value: str) -> str:

@@ -189,8 +189,19 @@ _OPENAPI_KEEP = frozenset(
     }
 )
 # "format: only 'enum' and 'date-time' are supported for STRING type" (gemini-cli
-# #3178); numeric formats are the OpenAPI ones the Schema docstring lists.
-_FORMATS = frozenset({"enum", "date-time", "float", "double", "int32", "int64"})
+# #3178); numeric formats are the OpenAPI ones the Schema docstring lists, each for
+# its own type ("for NUMBER type: float, double; for INTEGER type: int32, int64").
+_FORMATS = {
+    "string": frozenset({"enum", "date-time"}),
+    "number": frozenset({"float", "double"}),
+    "integer": frozenset({"int32", "int64"}),
+}
+
+
+def _format_moves(value: Any, node: Mapping[str, Any]) -> bool:
+    """Whether Gemini cannot take `format: value` on `node` (it then goes in words)."""
+    kind = node.get("type")
+    return not isinstance(kind, str) or value not in _FORMATS.get(kind, ())
 _META = ("$schema", "$comment")
 # https://ai.google.dev/api/caching#FunctionDeclaration: parameter names "must start
 # with a letter or an underscore and must only contain chars a-z, A-Z, 0-9, or
@@ -228,7 +239,7 @@ def _json_moves(keyword: str, value: Any, _node: Mapping[str, Any]) -> bool:
     if keyword == "enum":
         return not all(_is_str_or_number(v) for v in value)
     if keyword == "format":
-        return value not in _FORMATS
+        return _format_moves(value, _node)
     return keyword not in _JSON_KEEP
 
 
@@ -268,7 +279,7 @@ def _openapi_moves(keyword: str, value: Any, node: Mapping[str, Any], api: Api) 
         # Schema.enum is a list of strings ("enum only allowed for STRING type").
         return not (types_of(node) in ((), ("string",)) and all(isinstance(v, str) for v in value))
     if keyword == "format":
-        return value not in _FORMATS
+        return _format_moves(value, node)
     if keyword == "additionalProperties":
         return api == "gemini"
     return keyword not in _OPENAPI_KEEP
