@@ -90,6 +90,7 @@ def tally(mode: str, result: RunResult, model: Timed) -> None:
                 "unparsed_outputs",
                 "text_answers",
                 "cut_off_by_server",
+                "cut_off_by_budget",
             ],
             0,
         )
@@ -99,6 +100,9 @@ def tally(mode: str, result: RunResult, model: Timed) -> None:
     figures["requests"] += len(model.seconds)
     figures["model_seconds"] = round(figures["model_seconds"] + sum(model.seconds), 1)
     figures["text_answers"] += sum(1 for t in model.turns if not t.calls)
+    # A turn that ended at the token budget: its call (if any) may be cut off, whether
+    # the server answered with the partial call or the parse marked it unreadable.
+    figures["cut_off_by_budget"] += sum(1 for t in model.turns if t.finish_reason == "length")
     figures["seconds_per_request"] = round(figures["model_seconds"] / figures["requests"], 2)
     failed_before = False
     for record in result.calls:
@@ -185,5 +189,6 @@ def test_constrained_calls_always_parse_and_mostly_validate(server: str) -> None
     if not figures:
         pytest.skip("runs after the constrained conversations")
     assert figures["unparsed_outputs"] == 0
+    assert figures["cut_off_by_budget"] == figures["cut_off_by_server"] == 0  # bounded grammar
     assert figures["calls_parsed"] > 0
     assert figures["calls_validated"] / figures["calls_parsed"] >= 0.95

@@ -129,3 +129,28 @@ def test_what_is_not_a_valid_call_is_refused(engine: GrammarEngine) -> None:
     ]
     for text in refused:
         assert not engine.accepts(c.grammar, text), text
+
+
+@pytest.mark.parametrize("budget", [256, 1024])
+def test_every_bounded_grammar_parses_in_llama_cpp(engine: GrammarEngine, budget: int) -> None:
+    for tool in CORPUS:
+        assert engine.parses(constraint([tool], max_tokens=budget).grammar), tool.spec.name
+    assert engine.parses(constraint(CORPUS, text=True, max_tokens=budget).grammar)
+    assert engine.parses(constraint(CORPUS, many=True, max_tokens=budget).grammar)
+
+
+def test_a_bounded_grammar_ends_strings_and_arrays_at_their_caps(engine: GrammarEngine) -> None:
+    def tag(label: str, names: list[str]) -> str:
+        return label
+
+    c = constraint([Tool.from_function(tag)], max_tokens=256)
+    (text_cap,) = {int(n.detail.split("at most ")[1].split()[0]) for n in c.notes if
+                   n.keyword == "maxLength"}  # fmt: skip
+    (items_cap,) = {int(n.detail.split("at most ")[1].split()[0]) for n in c.notes if
+                    n.keyword == "maxItems"}  # fmt: skip
+    word = "é" * text_cap  # at the cap, in two-byte characters
+
+    assert engine.accepts(c.grammar, call_text("tag", {"label": word, "names": [word] * items_cap}))
+    assert not engine.accepts(c.grammar, call_text("tag", {"label": word + "x", "names": []}))
+    too_many = {"label": "a", "names": ["b"] * (items_cap + 1)}
+    assert not engine.accepts(c.grammar, call_text("tag", too_many))

@@ -553,7 +553,10 @@ async def test_a_constrained_request_sends_the_grammar_and_reads_the_call_back(
 
     (sent,) = fake_server.bodies(path)
     assert not {"tools", "tool_choice"} & set(sent)
-    assert sent["grammar"] == toolcast.constraint(SPECS).grammar
+    # The grammar is bounded to the constrained budget, and that budget is sent.
+    budget = openai_chat.CONSTRAINED_MAX_TOKENS
+    assert sent["grammar"] == toolcast.constraint(SPECS, max_tokens=budget).grammar
+    assert sent["max_tokens"] == budget
     assert '"name": TOOL' in sent["messages"][0]["content"]
     assert sent["messages"][2] == {
         "role": "assistant",

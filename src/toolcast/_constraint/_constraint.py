@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from toolcast._spec import ToolCall, ToolSpec
@@ -50,6 +50,9 @@ class Constraint:
     """The output is a JSON array of calls."""
     text: bool = False
     """The output may be `{"reply": TEXT}` instead of a call."""
+    longest: int | None = None
+    """With `max_tokens`: the most bytes (so tokens) an output can take; None when
+    the grammar has no bound (no `max_tokens` given, or a recursive schema)."""
 
     def parse(self, output: str) -> tuple[list[ToolCall], str]:
         """The calls in a constrained output, and the reply text if it answered instead.
@@ -91,7 +94,13 @@ def _call_id() -> str:
     return "call_" + secrets.token_hex(12)
 
 
-def constraint(tools: Iterable[Any], *, many: bool = False, text: bool = False) -> Constraint:
+def constraint(
+    tools: Iterable[Any],
+    *,
+    many: bool = False,
+    text: bool = False,
+    max_tokens: int | None = None,
+) -> Constraint:
     """The constraint for calls to `tools` (Tools, ToolSpecs or a ToolSet).
 
     Args:
@@ -99,20 +108,57 @@ def constraint(tools: Iterable[Any], *, many: bool = False, text: bool = False) 
         many: Describe a non-empty JSON array of calls instead of one call.
         text: Also allow `{"reply": TEXT}`, an answer without a call (tool choice
             "auto"); without it the output is always a call ("required").
+        max_tokens: The request's output budget. The grammar then bounds every
+            string, array and map (the schema's own `maxLength`/`maxItems`, tightened
+            where needed) so its longest output fits in `max_tokens` tokens; each cap
+            it chose is a note. A recursive schema cannot be bounded: that is a note too.
 
     Example:
-        >>> c = toolcast.constraint([weather])
-        >>> client.chat.completions.create(..., extra_body={"grammar": c.grammar})
+        >>> c = toolcast.constraint([weather], max_tokens=256)
+        >>> client.chat.completions.create(..., max_tokens=256, extra_body={"grammar": c.grammar})
     """
-    # The grammar compiler loads on first use: most hosts never constrain decoding.
-    from toolcast._constraint._gbnf import GrammarBuilder, literal
-
     specs = _specs(tools)
     if not specs:
         raise ValueError("A constraint needs at least one tool.")
+    if max_tokens is None:
+        return _build(specs, many, text, None)
+    if max_tokens < 1:
+        raise ValueError("max_tokens must be at least 1.")
+    from toolcast._constraint._gbnf import Caps
+
+    # The largest caps whose longest output still fits: a token is at least one
+    # byte of text, so a grammar of at most N bytes ends within N tokens.
+    low, high = 1, max_tokens
+    best = _build(specs, many, text, Caps(text=1, items=1))
+    if (best.longest or max_tokens + 1) > max_tokens:
+        return _over_budget(best, max_tokens)
+    while low < high:
+        middle = (low + high + 1) // 2
+        found = _build(specs, many, text, Caps(text=middle, items=max(1, middle // 8)))
+        if found.longest is not None and found.longest <= max_tokens:
+            best, low = found, middle
+        else:
+            high = middle - 1
+    return best
+
+
+def _over_budget(found: Constraint, max_tokens: int) -> Constraint:
+    if found.longest is None:
+        detail = "A recursive schema has no longest call: it may still be cut off."
+    else:
+        detail = f"Even the shortest caps allow {found.longest} bytes: raise max_tokens."
+    note = ConstraintNote(found.names[0], "", "max_tokens", detail)
+    return replace(found, notes=(*found.notes, note))
+
+
+def _build(specs: list[ToolSpec], many: bool, text: bool, caps: Any) -> Constraint:
+    # The grammar compiler loads on first use: most hosts never constrain decoding.
+    from toolcast._constraint._gbnf import GrammarBuilder, literal
+    from toolcast._constraint._length import longest
+
     branches: list[dict[str, Any]] = []
     defs: dict[str, Any] = {}
-    grammar = GrammarBuilder()
+    grammar = GrammarBuilder(caps)
     notes: list[ConstraintNote] = []
     alternatives = []
     for index, spec in enumerate(specs):
@@ -146,25 +192,29 @@ def constraint(tools: Iterable[Any], *, many: bool = False, text: bool = False) 
                 "additionalProperties": False,
             }
         )
+        reply = "string" if caps is None else f'"\\"" text-char{{0,{caps.text}}} "\\""'
         alternatives.append(
-            grammar.rule("reply", f'"{{" ws {literal(REPLY)} ws ":" ws string ws "}}"')
+            grammar.rule("reply", f'"{{" ws {literal(REPLY)} ws ":" ws {reply} ws "}}"')
         )
     one: dict[str, Any] = {"anyOf": branches}
     choice = grammar.rule("call", " | ".join(alternatives))
     if many:
         document: dict[str, Any] = {"type": "array", "items": one, "minItems": 1}
-        root = f'"[" ws {choice} (ws "," ws {choice})* ws "]"'
+        more = "*" if caps is None else f"{{0,{max(caps.items - 1, 0)}}}"
+        root = f'"[" ws {choice} (ws "," ws {choice}){more} ws "]"'
     else:
         document, root = one, choice
     if defs:
         document["$defs"] = defs
+    text_of_grammar = grammar.text(root)
     return Constraint(
         names=tuple(s.name for s in specs),
         json_schema=document,
-        grammar=grammar.text(root),
+        grammar=text_of_grammar,
         notes=tuple(notes),
         many=many,
         text=text,
+        longest=None if caps is None else longest(text_of_grammar),
     )
 
 

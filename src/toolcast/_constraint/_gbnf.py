@@ -6,7 +6,9 @@ toolcast still validates every call on the way in, so a note means "not enforced
 while generating", never "not checked". Objects are generated with their declared
 properties in a fixed order (required ones first) and no others. Numbers are
 bounded on purpose (19 integer digits, 17 fraction digits, 3 exponent digits), so
-a small model cannot run a number on to the token limit.
+a small model cannot run a number on to the token limit. Under `Caps` (what
+`constraint(..., max_tokens=N)` chooses) every string, array, map and any-JSON
+value is bounded too, so the whole output has a longest length (`_length`).
 """
 
 from __future__ import annotations
@@ -15,16 +17,20 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from toolcast._constraint._pattern import pattern_expression
 
-__all__ = ("PRIMITIVES", "GrammarBuilder", "literal")
+__all__ = ("PRIMITIVES", "Caps", "GrammarBuilder", "literal")
 
 PRIMITIVES = {
     "ws": '" "?',
     "char": r'[^"\\\x00-\x1F] | [\\] (["\\/bfnrt] | "u" [0-9a-fA-F]{4})',
     "string": r'"\"" char* "\""',
+    # Bounded strings leave out `\uXXXX` (six bytes for one character): raw UTF-8 is
+    # at most four, which keeps a length cap's byte count tight.
+    "text-char": r'[^"\\\x00-\x1F] | [\\] ["\\/bfnrt]',
     "integer": '"-"? natural',
     "natural": '"0" | positive-integer',
     "positive-integer": "[1-9] [0-9]{0,18}",
@@ -61,6 +67,17 @@ _NOT_GENERATED = {
     "unevaluatedItems": "unevaluatedItems",
 }
 
+
+@dataclass(frozen=True, slots=True)
+class Caps:
+    """Lengths the grammar imposes where the schema sets none."""
+
+    text: int
+    """Most characters of a string without `maxLength` (or with a larger one)."""
+    items: int
+    """Most items of an array (and entries of a map) without a smaller bound."""
+
+
 _ENUMERATED = 200
 """Integer ranges up to this many values are generated as alternatives."""
 
@@ -94,7 +111,8 @@ def literal(value: Any) -> str:
 class GrammarBuilder:
     """Collects named rules; `expression` turns one schema into a rule reference."""
 
-    def __init__(self) -> None:
+    def __init__(self, caps: Caps | None = None) -> None:
+        self.caps = caps
         self.rules: dict[str, str] = {}
         self._names: set[str] = set(PRIMITIVES)
         self._refs: dict[tuple[str, str], str] = {}
@@ -135,10 +153,10 @@ class _Walk:
 
     def of(self, schema: Any, path: str) -> str:
         if schema is True or schema == {}:
-            return "value"
+            return self.any()
         if not isinstance(schema, Mapping):
             self.note(path, "false", "A schema that accepts nothing; any JSON is generated.")
-            return "value"
+            return self.any()
         for keyword, words in _NOT_GENERATED.items():
             if keyword in schema:
                 self.note(path, keyword, f"The grammar does not enforce {words}.")
@@ -176,7 +194,54 @@ class _Walk:
             return self.array(schema, path)
         if kind == "object" or "properties" in schema or "additionalProperties" in schema:
             return self.object(schema, path)
-        return "value"
+        return self.any()
+
+    def any(self) -> str:
+        """Any JSON: unbounded, or under caps two levels of capped arrays and objects."""
+        caps = self.g.caps
+        if caps is None:
+            return "value"
+        if "value-2" in self.g.rules:
+            return "value-2"
+        text = self.quoted(0, caps.text)
+        more = self.repeat(0, caps.items)
+        self.g.rules["value-0"] = f"{text} | number | boolean | null"
+        for depth in (1, 2):
+            inner = f"value-{depth - 1}"
+            items = f'"[" ws ({inner} (ws "," ws {inner}){more} ws)? "]"'
+            pair = f'{text} ws ":" ws {inner}'
+            pairs = f'"{{" ws ({pair} (ws "," ws {pair}){more} ws)? "}}"'
+            self.g.rules[f"value-{depth}"] = f"{inner} | {items} | {pairs}"
+        self.g._names.update(("value-0", "value-1", "value-2"))
+        return "value-2"
+
+    def quoted(self, low: int, high: int | None) -> str:
+        """A JSON string of `low` to `high` characters (bytes stay countable under caps)."""
+        char = "char" if self.g.caps is None else "text-char"
+        if high is None and low == 0:
+            return "string"
+        return f'("\\"" {char}{{{low},{"" if high is None else high}}} "\\"")'
+
+    @staticmethod
+    def repeat(low: int, high: int | None) -> str:
+        """The repetition of the items after the first: `{low-1, high-1}` or `*`."""
+        if high is None:
+            return "*" if low <= 1 else f"{{{low - 1},}}"
+        return f"{{{max(low - 1, 0)},{max(high - 1, 0)}}}"
+
+    def capped(self, own: Any, low: int, cap: int, path: str, keyword: str) -> int | None:
+        """The upper bound to generate: the schema's own, tightened to the caps."""
+        high = None if own is None else int(own)
+        if self.g.caps is None:
+            return high
+        if high is None or high > max(cap, low):
+            self.note(
+                path,
+                keyword,
+                f"Generated with at most {max(cap, low)} so the call fits its token budget.",
+            )
+            return max(cap, low)
+        return high
 
     def integer(self, schema: Mapping[str, Any], path: str) -> str:
         low, high = _bounds(schema, 1)
@@ -255,18 +320,17 @@ class _Walk:
         return target
 
     def string(self, schema: Mapping[str, Any], path: str) -> str:
+        caps = self.g.caps
         if isinstance(schema.get("pattern"), str):
-            body = pattern_expression(schema["pattern"])
+            body = pattern_expression(schema["pattern"], None if caps is None else caps.text)
             if body is not None:
                 if "minLength" in schema or "maxLength" in schema:
                     self.note(path, "minLength", "Lengths are not enforced next to a pattern.")
                 return f'("\\"" {body} "\\"")'
             self.note(path, "pattern", "The grammar does not enforce this pattern.")
-        low, high = schema.get("minLength"), schema.get("maxLength")
-        if low is None and high is None:
-            return "string"
-        repeat = f"{{{int(low or 0)},{'' if high is None else int(high)}}}"
-        return f'("\\"" char{repeat} "\\"")'
+        low = int(schema.get("minLength") or 0)
+        cap = 0 if caps is None else caps.text
+        return self.quoted(low, self.capped(schema.get("maxLength"), low, cap, path, "maxLength"))
 
     def array(self, schema: Mapping[str, Any], path: str) -> str:
         prefix = schema.get("prefixItems")
@@ -277,14 +341,11 @@ class _Walk:
             return '("[" ws ' + ' ws "," ws '.join(items) + ' ws "]")'
         item = self.of(schema.get("items", True), f"{path}/items")
         low = int(schema.get("minItems", 0))
-        high = schema.get("maxItems")
-        if high is not None and int(high) == 0:
+        cap = 0 if self.g.caps is None else self.g.caps.items
+        high = self.capped(schema.get("maxItems"), low, cap, path, "maxItems")
+        if high is not None and high == 0:
             return '("[" ws "]")'
-        more_low = max(low - 1, 0)
-        more = "*" if high is None else f"{{{more_low},{int(high) - 1}}}"
-        if more == "{0,}":
-            more = "*"
-        body = f'{item} (ws "," ws {item}){more} ws'
+        body = f'{item} (ws "," ws {item}){self.repeat(low, high)} ws'
         if low == 0:
             return f'("[" ws ({body})? "]")'
         return f'("[" ws {body} "]")'
@@ -296,9 +357,13 @@ class _Walk:
             if extra is False:
                 return '("{" ws "}")'
             value = self.of(extra, f"{path}/additionalProperties")
-            pair = f'string ws ":" ws {value} ws'
+            cap = 0 if self.g.caps is None else self.g.caps.items
+            high = self.capped(None, 0, cap, path, "additionalProperties")
+            key = self.quoted(0, None if self.g.caps is None else self.g.caps.text)
+            pair = f'{key} ws ":" ws {value} ws'
+            more = self.repeat(0, high)
             return self.g.rule(
-                f"{self.tool}-{path}-map", f'"{{" ws ({pair} ("," ws {pair})*)? "}}"'
+                f"{self.tool}-{path}-map", f'"{{" ws ({pair} ("," ws {pair}){more})? "}}"'
             )
         if extra is not False:
             self.note(

@@ -18,11 +18,15 @@ class _Unsupported(Exception):
     pass
 
 
-def pattern_expression(pattern: str) -> str | None:
-    """GBNF matching the string body of `pattern`'s matches, or None when out of reach."""
+def pattern_expression(pattern: str, cap: int | None = None) -> str | None:
+    """GBNF matching the string body of `pattern`'s matches, or None when out of reach.
+
+    With `cap`, open repetitions (`*`, `+`, `{m,}`) repeat at most `cap` times and `.`
+    leaves out six-byte `u` escapes, so the expression has a longest length.
+    """
     if not (pattern.startswith("^") and pattern.endswith("$") and not pattern.endswith("\\$")):
         return None
-    parser = _Parser(pattern[1:-1])
+    parser = _Parser(pattern[1:-1], cap)
     try:
         expression = parser.alternation()
         if parser.pos != len(parser.text):
@@ -33,8 +37,8 @@ def pattern_expression(pattern: str) -> str | None:
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
-        self.text, self.pos = text, 0
+    def __init__(self, text: str, cap: int | None = None) -> None:
+        self.text, self.pos, self.cap = text, 0, cap
 
     def peek(self) -> str:
         return self.text[self.pos] if self.pos < len(self.text) else ""
@@ -71,7 +75,7 @@ class _Parser:
         if char == "[":
             return self.char_class()
         if char == ".":
-            return "char"
+            return "char" if self.cap is None else "text-char"
         if char == "\\":
             escaped = self.take()
             if escaped in _CLASS_ESCAPES:
@@ -114,16 +118,21 @@ class _Parser:
 
     def quantifier(self) -> str:
         char = self.peek()
+        cap = self.cap
         if char in ("?", "*", "+"):
             self.take()
             quantifier = char
+            if cap is not None and char != "?":
+                quantifier = f"{{{int(char == '+')},{max(cap, 1)}}}"
         elif char == "{":
             end = self.text.index("}", self.pos)
-            low, _, high = self.text[self.pos + 1 : end].partition(",")
+            low, comma, high = self.text[self.pos + 1 : end].replace(" ", "").partition(",")
             int(low)
             if high:
                 int(high)
             quantifier = self.text[self.pos : end + 1].replace(" ", "")
+            if cap is not None and comma and not high:
+                quantifier = f"{{{low},{max(int(low), cap)}}}"
             self.pos = end + 1
         else:
             return ""

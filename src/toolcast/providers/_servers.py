@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from toolcast._spec import ToolSpec
+from toolcast.providers._schema import drop_keywords
 
 __all__ = (
     "PROFILES",
@@ -182,16 +183,19 @@ def tool_prompt(
 
 
 def _arguments_shape(schema: Any) -> Any:
-    """The schema without annotations a small model does not need."""
-    if isinstance(schema, Mapping):
-        return {
-            k: _arguments_shape(v)
-            for k, v in schema.items()
-            if k not in ("additionalProperties", "title", "$schema")
-        }
-    if isinstance(schema, (list, tuple)):
-        return [_arguments_shape(v) for v in schema]
-    return schema
+    """The schema without annotations a small model does not need.
+
+    Only keyword positions are touched (`drop_keywords` walks schemas, not data), so
+    a property named `title` or `additionalProperties` is shown like any other, and
+    an `additionalProperties` that is a schema (a map's values) is kept.
+    """
+    return drop_keywords(
+        schema,
+        lambda keyword, value, _node: keyword in ("title", "$schema")
+        or (keyword == "additionalProperties" and value is False),
+        [],
+        reason="not shown to the model",
+    )
 
 
 # llama-server's words when the reply hit `max_tokens` inside a tool call's arguments:

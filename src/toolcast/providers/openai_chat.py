@@ -299,6 +299,12 @@ def format_assistant_message(
 
 # --- Model adapter for the run loop
 
+CONSTRAINED_MAX_TOKENS = 1024
+"""The output budget of a constrained request when the host sets none: the grammar
+is bounded to fit it (strings of about 40 characters and arrays of about 4 items for
+a three-argument tool), and it never runs to its end unless the model writes calls
+that long, since generation stops where the grammar's output is complete."""
+
 
 class Model(Adapter):
     """A Chat Completions model behind the host's `openai.AsyncOpenAI` client.
@@ -352,7 +358,20 @@ class Model(Adapter):
         if not self.constrain and (choice == "auto" or self.profile.required_choice):
             return None
         tools = [t for t in request.tools if choice in ("auto", "required", t.name)]
-        return constraint(tools or request.tools, text=choice == "auto")
+        budget = self.budget(request)
+        return constraint(tools or request.tools, text=choice == "auto", max_tokens=budget)
+
+    def budget(self, request: ModelRequest) -> int:
+        """The output budget of a constrained request: the host's, else `CONSTRAINED_MAX_TOKENS`.
+
+        The grammar is bounded to fit it, so a constrained call always ends and parses;
+        the profile's `max_tokens` (a stop for runaway native calls) does not apply.
+        """
+        options = self.merged(request)
+        for key in ("max_tokens", "max_completion_tokens"):
+            if isinstance(options.get(key), int) and not isinstance(options[key], bool):
+                return int(options[key])
+        return CONSTRAINED_MAX_TOKENS
 
     def request(self, request: ModelRequest, rule: Constraint | None = None) -> dict[str, Any]:
         """The keyword arguments of `chat.completions.create` for `request`."""
@@ -367,11 +386,12 @@ class Model(Adapter):
         if system:
             messages.insert(0, {"role": "system", "content": system})
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
-        if profile.max_tokens is not None:
-            kwargs["max_tokens"] = profile.max_tokens
         if rule is not None:
+            kwargs["max_tokens"] = self.budget(request)
             kwargs.update(_constraint_fields(rule, profile))
         else:
+            if profile.max_tokens is not None:
+                kwargs["max_tokens"] = profile.max_tokens
             kwargs.update(
                 openai_tool_fields(request, format_tools, format_tool_choice, strict=self.strict)
             )
