@@ -45,6 +45,10 @@ REFERENCE = {
     "toolcast.aliases.redis": "reference/aliases",
     "toolcast.testing": "reference/testing",
     "toolcast.grpc": "reference/grpc",
+    "toolcast.integrations.pydantic_ai": "reference/integrations",
+    "toolcast.integrations.openai_agents": "reference/integrations",
+    "toolcast.integrations.langchain": "reference/integrations",
+    "toolcast.temporal": "reference/temporal",
     **{
         f"toolcast.providers.{name}": f"reference/providers/{name}"
         for name in (

@@ -209,7 +209,8 @@ def test_a_toolspec_is_hashable_and_copies_compare_equal(spec: ToolSpec) -> None
 def test_defect_7_two_equal_toolspecs_hash_equally(spec: ToolSpec) -> None:
     # Two specs built independently, not one spec twice.
     again = Tool.from_function(search).spec
-    assert again is not spec and again.input_schema is not spec.input_schema
+    assert again is not spec
+    assert again.input_schema is not spec.input_schema
     assert again == spec
     assert hash(again) == hash(spec)
     assert {spec: 1}[again] == 1

@@ -191,8 +191,10 @@ def _arguments_shape(schema: Any) -> Any:
     """
     return drop_keywords(
         schema,
-        lambda keyword, value, _node: keyword in ("title", "$schema")
-        or (keyword == "additionalProperties" and value is False),
+        lambda keyword, value, _node: (
+            keyword in ("title", "$schema")
+            or (keyword == "additionalProperties" and value is False)
+        ),
         [],
         reason="not shown to the model",
     )

@@ -202,6 +202,8 @@ def _format_moves(value: Any, node: Mapping[str, Any]) -> bool:
     """Whether Gemini cannot take `format: value` on `node` (it then goes in words)."""
     kind = node.get("type")
     return not isinstance(kind, str) or value not in _FORMATS.get(kind, ())
+
+
 _META = ("$schema", "$comment")
 # https://ai.google.dev/api/caching#FunctionDeclaration: parameter names "must start
 # with a letter or an underscore and must only contain chars a-z, A-Z, 0-9, or

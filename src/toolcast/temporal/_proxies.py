@@ -20,6 +20,7 @@ from toolcast._catalog._toolset import ToolSet
 from toolcast._context import ToolContext
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
+from toolcast._tool import Tool
 from toolcast.aliases._declare import has_marks
 from toolcast.aliases._session import AliasSession
 from toolcast.loop._model import Message, Model, ModelRequest, ModelTurn
@@ -102,10 +103,13 @@ class ActivityTools(ToolSet):
         call_id: str | None = None,
         null_means_default: bool | None = None,
         aliases: AliasSession | None = None,
+        offered: Sequence[Tool] | None = None,
     ) -> ToolOutcome:
         tool = self.get(call.name)
+        if tool is not None and offered is not None and all(t.name != tool.name for t in offered):
+            tool = None  # a member of a toolbox not opened yet, as `ToolSet.invoke` answers
         if tool is None:
-            return self.unknown_tool(call.name, call_id=call.id)
+            return self.unknown_tool(call.name, call_id=call.id, offered=offered)
         state = self._state
         spec = tool.spec
         if aliases is not None and _uses_aliases(spec):
