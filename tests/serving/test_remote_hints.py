@@ -76,6 +76,8 @@ async def test_hints_survive_import_reserving_and_drive_policy_rules() -> None:
     }
     assert by_name["wipe"].spec.extra["mcp_annotations"] == {"destructiveHint": True}
     assert "mcp_annotations" not in by_name["plain"].spec.extra
+    # A remote idempotentHint is the spec's `idempotent` (what toolcast.temporal retries).
+    assert (by_name["read"].spec.idempotent, by_name["wipe"].spec.idempotent) == (True, False)
     assert decisions == {"read": "allowed", "wipe": "denied", "plain": "denied"}
     assert listed["read"] is not None
     assert listed["read"].read_only_hint is True
@@ -96,3 +98,28 @@ def _call(name: str) -> Any:
     from toolcast import ToolCall
 
     return ToolCall("c1", name, {})
+
+
+def test_idempotent_tools_state_the_hint_to_policy_and_on_the_wire() -> None:
+    from toolcast import Catalog, tool
+    from toolcast.policy import matches
+    from toolcast.providers import mcp
+
+    @tool(idempotent=True)
+    def refresh(key: str) -> str:
+        """Refresh a cache entry."""
+        return key
+
+    @tool
+    def append(key: str) -> str:
+        """Append to a log."""
+        return key
+
+    tools = Catalog([refresh, append]).select()
+    wire = {d["name"]: d for d in mcp.format_tools(tools)}
+
+    assert wire["refresh"]["annotations"] == {"idempotentHint": True}
+    assert "idempotentHint" not in wire["append"].get("annotations", {})
+    assert matches("hint:idempotentHint", refresh_spec := tools.get("refresh").spec)
+    assert refresh_spec.idempotent
+    assert not matches("hint:idempotentHint", tools.get("append").spec)

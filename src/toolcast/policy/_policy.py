@@ -99,8 +99,9 @@ _HINT_DEFAULTS = {"readOnlyHint": False, "idempotentHint": False, "openWorldHint
 def _hint_is_true(spec: ToolSpec, hint: str) -> bool:
     """Whether the tool's MCP annotation `hint` holds.
 
-    A stated hint counts as stated. A tool imported from a remote MCP server
-    (`extra["mcp_remote"]`) that states nothing gets the spec's defaults, so a
+    A stated hint counts as stated, and `idempotent=True` states `idempotentHint`.
+    A tool imported from a remote MCP server (`extra["mcp_remote"]`) that states
+    nothing gets the spec's defaults, so a
     remote tool that does not say it is read-only counts as destructive; a local
     tool without annotations matches no hint rule.
     """
@@ -108,6 +109,8 @@ def _hint_is_true(spec: ToolSpec, hint: str) -> bool:
     value = given.get(hint)
     if isinstance(value, bool):
         return value
+    if hint == "idempotentHint" and spec.idempotent:
+        return True  # `@tool(idempotent=True)` is what the server sends as this hint
     if "mcp_remote" not in spec.extra:
         return False
     if hint == "destructiveHint":

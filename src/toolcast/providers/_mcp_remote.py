@@ -168,6 +168,8 @@ class RemoteTools(Sequence[Tool]):
         hints = _hints(getattr(remote, "annotations", None))
         if hints:
             metadata["extra"]["mcp_annotations"] = hints
+        if hints.get("idempotentHint") is True:
+            metadata["idempotent"] = True  # what toolcast.temporal retries on
         if timeout is not None:
             metadata["timeout"] = timeout
         title = getattr(remote, "title", None)
