@@ -78,16 +78,3 @@ def to_json_schema(function: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
     parameters["type"] = "object"
     parameters["properties"] = _properties(parameters.get("properties") or {})
     return name, function.get("description", ""), parameters
-
-
-def without_float_format(schema: Any) -> Any:
-    """`schema` less the OpenAPI numeric `format`s (defect 2 of issue 21 refuses them)."""
-    if isinstance(schema, dict):
-        return {
-            k: without_float_format(v)
-            for k, v in schema.items()
-            if not (k == "format" and v in ("float", "double", "int32", "int64"))
-        }
-    if isinstance(schema, list):
-        return [without_float_format(v) for v in schema]
-    return schema

@@ -15,11 +15,9 @@ ground-truth calls. Here, in the default suite:
   read by the target's `parse_calls` and accepted, and the handler receives the
   canonical arguments.
 
-Known exceptions, each counted and named, for the lead to tighten after merging:
-"defect 2: unsupported-format" (issue 21's defect 2, OpenAPI numeric formats, another
-engineer's scope): such a tool is refused today, and is then checked once more with
-those `format`s removed so the rest of the corpus still runs. Counts are printed at
-the end of the run.
+No known exceptions: the OpenAPI numeric formats (`float`, `double`, `int32`,
+`int64`: issue 21's defect 2, 506 of these definitions before it was fixed) are
+defined like every other schema. Counts are printed at the end of the run.
 """
 
 from __future__ import annotations
@@ -48,14 +46,13 @@ from openai.types.responses import FunctionToolParam
 from pydantic import TypeAdapter
 
 from bfcl_calls import arguments
-from bfcl_corpus import corpus, to_json_schema, without_float_format
+from bfcl_corpus import corpus, to_json_schema
 from seams import ALL_REQUIRED, TARGETS, one_call, parameters, recording
 from test_seams_agreement import Case, _check, _schema_of, narrowings
 from toolcast import Tool
 from toolcast.errors import ToolDefinitionError
 
 COUNTS: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-DEFECT_2 = "defect 2: unsupported-format"
 # Problem codes a refusal may carry (docs/errors.md); any other fails the test.
 REAL_REASONS = {
     "invalid-name",
@@ -89,17 +86,9 @@ def defined() -> tuple[dict[int, Case], collections.Counter[str]]:
         tool = _define(name, description, schema, seen)
         if not isinstance(tool, Tool):
             codes = {problem.code for problem in tool}
-            numeric = all(
-                p.code == "unsupported-format" and p.path.endswith("/format") for p in tool
-            )
-            if codes == {"unsupported-format"} and numeric:
-                refused[DEFECT_2] += 1
-                schema = without_float_format(schema)
-                tool = Tool.from_schema(name, description, schema, recording(seen))
-            else:
-                assert codes <= REAL_REASONS, (name, tool)
-                refused["+".join(sorted(codes))] += 1
-                continue
+            assert codes <= REAL_REASONS, (name, tool)
+            refused["+".join(sorted(codes))] += 1
+            continue
         tools[index] = Case(tool, seen, schema)
     return tools, refused
 
@@ -111,11 +100,9 @@ def test_corpus_is_large_and_every_definition_is_defined_or_refused_for_a_reason
     tools, refused = defined()
     counts = COUNTS["definitions"]
     counts["functions"] = len(data["functions"])
-    counts["defined"] = len(tools) - refused[DEFECT_2]
+    counts["defined"] = len(tools)
     counts.update(refused)
-    assert len(tools) + sum(n for r, n in refused.items() if r != DEFECT_2) == len(
-        data["functions"]
-    )
+    assert len(tools) + sum(refused.values()) == len(data["functions"])
     assert counts["defined"] >= 1000
 
 
