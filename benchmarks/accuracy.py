@@ -167,7 +167,7 @@ async def one(model: Any, problem: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def run_server(server: str, limit: int | None) -> list[dict[str, Any]]:
+async def run_server(server: str, limit: int | None, output: Path) -> list[dict[str, Any]]:
     import openai
 
     from toolcast.providers import openai_chat
@@ -187,6 +187,8 @@ async def run_server(server: str, limit: int | None) -> list[dict[str, Any]]:
                 rows.append({"id": problem["id"], "kind": problem["kind"], "server": server,
                              "mode": mode, **result})  # fmt: skip
                 print(json.dumps({k: rows[-1][k] for k in ("id", "mode", "choice", "ast")}))
+                with output.with_suffix(".partial.jsonl").open("a") as log:
+                    log.write(json.dumps(rows[-1], ensure_ascii=False) + "\n")
     return rows
 
 
@@ -222,9 +224,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = []
-    for server in args.server or ["llama-cpp-python", "llama-server"]:
-        rows += asyncio.run(run_server(server, args.limit))
     args.output.parent.mkdir(parents=True, exist_ok=True)
+    # Each result is also appended as it comes, so a run cut short keeps what it measured.
+    args.output.with_suffix(".partial.jsonl").unlink(missing_ok=True)
+    for server in args.server or ["llama-cpp-python", "llama-server"]:
+        rows += asyncio.run(run_server(server, args.limit, args.output))
     args.output.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
     print(table(rows))
     return 0
