@@ -584,14 +584,24 @@ _STDIO_SERVER = textwrap.dedent(
 )
 
 
-async def test_serve_stdio_works_with_the_official_client_over_a_subprocess() -> None:
+@pytest.mark.parametrize(
+    ("mode", "version", "structured"),
+    [
+        # The client's default: the 2026-07-28 envelope, where any JSON value is a result.
+        ("auto", "2026-07-28", 42),
+        # A client that opens with `initialize` gets a session (the handshake era),
+        # where a scalar result is wrapped; see docs/mcp.md.
+        ("legacy", "2025-11-25", {"result": 42}),
+    ],
+)
+async def test_serve_stdio_works_with_the_official_client_over_a_subprocess(
+    mode: str, version: str, structured: object
+) -> None:
     params = StdioServerParameters(command=sys.executable, args=["-c", _STDIO_SERVER])
-    async with Client(params) as client:
+    async with Client(params, mode=mode) as client:
         listed = await client.list_tools()
         result = await client.call_tool("add", {"a": 20, "b": 22})
-        version = client.protocol_version
+        spoken = client.protocol_version
     assert [t.name for t in listed.tools] == ["add"]
-    # The stdio transport serves sessions (the handshake era), where a scalar
-    # result is wrapped; see docs/mcp.md.
-    assert version == "2025-11-25"
-    assert result.structured_content == {"result": 42}
+    assert spoken == version
+    assert result.structured_content == structured

@@ -9,12 +9,8 @@ from seams import ALL_REQUIRED, one_call
 from toolcast._define._nulls import accepts_null
 from toolcast.grpc import tools_from_descriptors
 
-REQUIRED = {
-    "destination": "https://a.b",
-    "shortlink": "",
-    "kind": "LINK_KIND_PAGE",
-    "max_clicks": 1,
-}
+# Only `field_behavior = REQUIRED` fields are required by default (docs/grpc.md).
+REQUIRED = {"destination": "https://a.b"}
 
 
 async def test_defect1_strict_null_means_not_given_for_grpc_tools(

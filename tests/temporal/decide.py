@@ -9,6 +9,7 @@ per decision: `approved ID` / `denied ID`, or `refused ID: why`.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 
 from temporalio.client import Client
@@ -38,3 +39,8 @@ async def main(address: str, conversation_id: str, steps: list[str]) -> None:
 
 if __name__ == "__main__":
     asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3:]))
+    sys.stdout.flush()
+    # temporalio imports grpc when it is installed; grpc's threads can abort the
+    # interpreter's finalization (SIGABRT, "PyGILState_Release ... must be current"),
+    # seen once in CI under load. The decisions are made and printed: leave at once.
+    os._exit(0)
