@@ -24,7 +24,16 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ("CLOCKS", "Job", "Measured", "Subject", "interleave", "median", "spread")
+__all__ = (
+    "CLOCKS",
+    "Figure",
+    "Job",
+    "Measured",
+    "Subject",
+    "interleave",
+    "median",
+    "spread",
+)
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,31 @@ class Job:
     """JSON-ready arguments for the worker."""
     timeout: float = 300.0
     """Seconds before the subprocess is killed and the figure reported as failed."""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One summary row as one run measured it (lower is better).
+
+    A section's `figures(results, quick)` returns these for one run's results;
+    `benchmarks.run` measures three runs in one invocation and shows, per label,
+    the median with the min-max range, "met" only when every run meets the target.
+    """
+
+    label: str
+    """Row label; the same label in every run (rows are matched by it)."""
+    value: float
+    """toolcast's figure in this run."""
+    target: float | None = None
+    """Met when `value <= target`; None: shown for information."""
+    unit: str = "x"
+    """Printed after the number: `x`, ` ms`, ` MiB`, ` µs`."""
+    digits: int = 2
+    """Decimals printed."""
+    target_text: str = ""
+    """How the target reads, when `≤ {target}{unit}` is not it."""
+    detail: str = ""
+    """Printed in brackets after the value (from the first run), e.g. a second ratio."""
 
 
 @dataclass(frozen=True)
