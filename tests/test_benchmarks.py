@@ -43,7 +43,9 @@ def test_quick_run_writes_every_section(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    results = json.loads(raw.read_text())["results"]
+    runs = json.loads(raw.read_text())["runs"]
+    assert len(runs) == 1  # --quick runs once
+    results = runs[0]
     failed = {
         k: v["status"] for k, v in results.items() if v.get("status", "ok").startswith("failed")
     }
@@ -113,3 +115,45 @@ def test_missing_peer_is_reported_not_raised(monkeypatch: pytest.MonkeyPatch) ->
         {"kind": "async", "library": "openai_agents", "rounds": 1, "batch_seconds": 0.001}
     )
     assert result == {"status": "not installed"}
+
+
+def test_summary_row_is_the_median_of_the_runs_and_met_only_when_every_run_is() -> None:
+    from benchmarks import Figure
+    from benchmarks.run import _summary_row
+
+    runs = [Figure("f", value, 1.0) for value in (0.9, 1.1, 0.95)]
+    assert _summary_row(runs, 3) == "| f | 0.95x (0.90x-1.10x) | ≤ 1x | **no** (2 of 3 runs) |"
+    met = [Figure("f", value, 1.0, unit=" ms", digits=1) for value in (0.2, 0.4, 0.3)]
+    assert _summary_row(met, 3) == "| f | 0.3 ms (0.2 ms-0.4 ms) | ≤ 1 ms | yes (3 of 3 runs) |"
+    # A run that did not measure the figure is not a run that met it.
+    assert _summary_row(runs[:1], 3).endswith("| **no** (1 of 3 runs) |")
+
+
+def test_runs_and_compare(tmp_path: Path) -> None:
+    """`--runs 2` keeps both runs' raw results; `--compare` prints the change per row."""
+    raw, page = tmp_path / "results.json", tmp_path / "page.md"
+    command = [sys.executable, "-m", "benchmarks.run", "--quick", "--only", "catalog"]
+    done = subprocess.run(
+        [*command, "--runs", "2", "--json", str(raw), "--output", str(page)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(json.loads(raw.read_text())["runs"]) == 2
+    text = page.read_text()
+    assert "median of the runs (min-max)" in text
+    assert "of 2 runs) |" in text
+    compared = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", "--render", str(raw), "--compare", str(raw)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert compared.returncode == 0, compared.stderr[-2000:]
+    row = next(line for line in compared.stdout.splitlines() if line.startswith("catalog"))
+    assert row.split()[-1] == "+0%"
