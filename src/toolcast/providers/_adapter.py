@@ -78,12 +78,22 @@ def plain(value: Any) -> Any:
     return drop_none(to_plain(value))
 
 
+_SCALARS = frozenset({str, int, float, bool})
+
+
 def drop_none(value: Any) -> Any:
     """`value` with `None` entries of every mapping removed (recursively)."""
+    # Scalars, most of a response, are kept without a call each: this runs on every
+    # response the loop reads.
+    scalars = _SCALARS
     if isinstance(value, Mapping):
-        return {k: drop_none(v) for k, v in value.items() if v is not None}
+        return {
+            k: v if v.__class__ in scalars else drop_none(v)
+            for k, v in value.items()
+            if v is not None
+        }
     if isinstance(value, list):
-        return [drop_none(v) for v in value]
+        return [v if v.__class__ in scalars else drop_none(v) for v in value]
     return value
 
 
