@@ -35,6 +35,7 @@ __all__ = (
     "render",
     "work_conversation",
     "work_loop",
+    "work_adapter",
     "work_peer",
     "work_sdk",
 )
@@ -248,7 +249,9 @@ class ChatServer:
             self._open.pop(writer, None)
 
 
-async def _sdk_subjects(kind: str, server: ChatServer) -> tuple[list[Subject], Any]:
+async def _sdk_subjects(
+    kind: str, server: ChatServer, *, client: Any = None
+) -> tuple[list[Subject], Any]:
     """The hand-written loop and `toolcast.run`, on one client, one server, same answers."""
     import openai
 
@@ -256,7 +259,8 @@ async def _sdk_subjects(kind: str, server: ChatServer) -> tuple[list[Subject], A
     from toolcast.providers import openai_chat
 
     tools = _toolset(kind)
-    client = openai.AsyncOpenAI(base_url=server.url, api_key="bench", max_retries=0)
+    if client is None:
+        client = openai.AsyncOpenAI(base_url=server.url, api_key="bench", max_retries=0)
     create, invoke, fmt = client.chat.completions.create, tools.invoke, openai_chat.format_results
     definitions = openai_chat.format_tools(tools)
 
@@ -303,6 +307,35 @@ async def _sdk_subjects(kind: str, server: ChatServer) -> tuple[list[Subject], A
         Subject(f"`toolcast.run` with `openai_chat.Model`, {ROUNDS} rounds + 1 answer", loop),
     ]
     return subjects, client
+
+
+class _StandIn:
+    """A stand-in for `client.chat.completions`: the SDK's own `ChatCompletion`s, no HTTP."""
+
+    def __init__(self) -> None:
+        from openai.types.chat import ChatCompletion
+
+        self.chat = self
+        self.completions = self
+        self.answers = [ChatCompletion.model_validate(_completion(r)) for r in range(ROUNDS + 1)]
+
+    async def create(self, *, messages: list[Mapping[str, Any]], **_: Any) -> Any:
+        results = sum(1 for m in messages if m.get("role") == "tool")
+        return self.answers[min(results // len(CALLS), ROUNDS)]
+
+
+def work_adapter(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Worker: both loops of `work_sdk` over a stand-in client, to show the adapter's own cost."""
+
+    async def main() -> dict[str, Any]:
+        # The subjects read only `client.chat.completions.create`; the server is never called.
+        subjects, _ = await _sdk_subjects(params["kind"], ChatServer(), client=_StandIn())
+        measured = await interleave(
+            subjects, None, rounds=params["rounds"], batch_seconds=params["batch_seconds"]
+        )
+        return {"status": "ok", "rows": [m.as_dict() for m in measured]}
+
+    return asyncio.run(main())
 
 
 def work_sdk(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -486,6 +519,14 @@ def jobs(quick: bool) -> list[Job]:
         ),
         *(
             Job(
+                f"loop/adapter/{kind}",
+                "benchmarks.bench_loop:work_adapter",
+                {**params, "kind": kind},
+            )
+            for kind in KINDS
+        ),
+        *(
+            Job(
                 f"loop/peer/{peer}",
                 "benchmarks.bench_loop:work_peer",
                 {**params, "peer": peer},
@@ -592,6 +633,17 @@ def render(results: Mapping[str, Any], quick: bool) -> str:
         *_table(results, "loop/sdk"),
         "",
         *_sdk_verdict(results),
+        "",
+        "Most of each of those rounds is the SDK's own work (building the request from "
+        "`messages` and `tools`, HTTP, reading the response), the same on both sides. "
+        "The same two loops over a stand-in client whose `create` returns the SDK's own "
+        "`ChatCompletion` objects, prebuilt (no HTTP, no request building), show what "
+        "the adapter and the loop cost next to a hand-written loop reading the typed "
+        "objects by attribute: the adapter turns each response into plain data (kept "
+        "as the history, saved with the conversation) and checks its shape, and the "
+        "loop evaluates the policy and journals each call.",
+        "",
+        *_table(results, "loop/adapter"),
         "",
         "**The loop's own overhead**: `toolcast.run` with `ScriptedModel`, which "
         "neither formats a request nor parses a response, against the bare sequence "

@@ -67,3 +67,10 @@ def test_figures_are_one_run_s_ratios() -> None:
     assert [f.value for f in figures] == [1.1] * 4
     assert [f.target for f in figures] == [bench_loop.SDK_TARGET] * 2 + [bench_loop.TARGET] * 2
     assert "misses" not in bench_loop.render(results, quick=True)
+
+
+def test_the_stand_in_client_worker_measures_both_loops() -> None:
+    pytest.importorskip("openai")
+    result = bench_loop.work_adapter({"kind": "async", "rounds": 1, "batch_seconds": 0.001})
+    assert result["status"] == "ok"
+    assert len(result["rows"]) == 2

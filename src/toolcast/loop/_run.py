@@ -409,9 +409,11 @@ class _Run:
                 outcome = refused or UnknownToolError(record.name, shown).outcome(call_id=record.id)
                 record.decision = Decision.failed(outcome.text)
                 record.outcome = outcome
-            elif spent := out_of_retries(
-                tool.name, (*self.conv.history, *self.conv.batch), self.retry_budget
-            ):
+            elif self.retry_budget is not None and (
+                spent := out_of_retries(
+                    tool.name, (*self.conv.history, *self.conv.batch), self.retry_budget
+                )
+            ):  # without a budget, no copy of the whole history per call
                 self.refuse(record, "not_run", spent)
             else:
                 await self.decide(record, tool)
@@ -586,10 +588,13 @@ class _Run:
 
     async def run_one(self, record: CallRecord) -> None:
         call = ToolCall(record.id, record.name, record.arguments, record.provider_data)
-        tool = self.tools.get(record.name)
-        with tool_span(self.tracer, tool.spec if tool else None, record.name, record.id) as span:
+        if self.tracer is None:  # no span to open: the lookup and the no-op context go too
             outcome = await self.tools.invoke(call, context=self.context, aliases=self.aliases)
-            if span is not None:
+        else:
+            tool = self.tools.get(record.name)
+            spec = tool.spec if tool else None
+            with tool_span(self.tracer, spec, record.name, record.id) as span:
+                outcome = await self.tools.invoke(call, context=self.context, aliases=self.aliases)
                 span.record(outcome)
         record.outcome = outcome
         if self.store is not None:
