@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from toolcast._catalog._toolset import ToolSet, UnknownToolError
@@ -409,11 +410,9 @@ class _Run:
                 outcome = refused or UnknownToolError(record.name, shown).outcome(call_id=record.id)
                 record.decision = Decision.failed(outcome.text)
                 record.outcome = outcome
-            elif self.retry_budget is not None and (
-                spent := out_of_retries(
-                    tool.name, (*self.conv.history, *self.conv.batch), self.retry_budget
-                )
-            ):  # without a budget, no copy of the whole history per call
+            elif spent := out_of_retries(  # chained, not copied: read only with a budget
+                tool.name, chain(self.conv.history, self.conv.batch), self.retry_budget
+            ):
                 self.refuse(record, "not_run", spent)
             else:
                 await self.decide(record, tool)
@@ -507,8 +506,7 @@ class _Run:
 
     def ended(self, batch: Sequence[CallRecord]) -> bool:
         for record in batch:
-            tool = self.tools.get(record.name)
-            outcome = record.outcome
+            tool, outcome = self.tools.get(record.name), record.outcome
             if tool is not None and tool.spec.ends_loop and outcome and not outcome.is_error:
                 self.output = saved_value(outcome)
                 return True
@@ -591,8 +589,7 @@ class _Run:
         if self.tracer is None:  # no span to open: the lookup and the no-op context go too
             outcome = await self.tools.invoke(call, context=self.context, aliases=self.aliases)
         else:
-            tool = self.tools.get(record.name)
-            spec = tool.spec if tool else None
+            spec = tool.spec if (tool := self.tools.get(record.name)) else None
             with tool_span(self.tracer, spec, record.name, record.id) as span:
                 outcome = await self.tools.invoke(call, context=self.context, aliases=self.aliases)
                 span.record(outcome)
