@@ -5,6 +5,10 @@
   the same process (`ChatServer`), 3 calls per round, as a ratio to a
   hand-written loop making the same SDK calls (same client, same server, same
   answers) and doing the parse → invoke → format itself. Issue 26's aim: ≤ 1.2x.
+  CPU time: the server shares the process and its one thread with both subjects.
+- `adapter`: the same two loops over a stand-in client returning the SDK's own
+  `ChatCompletion` objects (no HTTP, no request building): the adapter's and the
+  loop's own cost, shown for information.
 - `loop` (the loop's own overhead): `toolcast.run` with `ScriptedModel`, which
   neither formats a request nor parses a response, against the bare sequence
   a hand-written loop does per round without a client: `openai_chat.parse_calls`
