@@ -30,10 +30,10 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
-from benchmarks import Job, Subject, interleave
+from benchmarks import Figure, Job, Subject, interleave
 from toolcast import Alias, Tool, tool
 
-__all__ = ("headline", "jobs", "render", "work_inbound", "work_outbound", "work_redis")
+__all__ = ("figures", "jobs", "render", "work_inbound", "work_outbound", "work_redis")
 
 OUTBOUND_TARGET = 2.0
 INBOUND_TARGET = 1.2
@@ -282,27 +282,31 @@ def _row(result: Mapping[str, Any], index: int) -> Mapping[str, Any] | None:
     return rows[index] if index < len(rows) else None  # type: ignore[no-any-return]
 
 
-def headline(results: Mapping[str, Any], quick: bool) -> list[str]:
+def figures(results: Mapping[str, Any], quick: bool) -> list[Figure]:
     """The two ratios against the issue's goals."""
     del quick
-    lines = []
+    out = []
     outbound = results.get("aliases/outbound", {})
-    out = _row(outbound, 1)
-    if out is not None:
-        met = "yes" if out["ratio"] <= OUTBOUND_TARGET else "**no**"
+    aliased = _row(outbound, 1)
+    if aliased is not None:
         size = f"{outbound['bytes'] / 1e6:.1f} MB result with {outbound['uuids']:,} UUIDs"
-        lines.append(
-            f"| aliasing a {size} (x json round trip) | "
-            f"{out['ratio']:.2f}x | ≤ {OUTBOUND_TARGET:g}x | {met} |"
+        out.append(
+            Figure(
+                label=f"aliasing a {size} (x json round trip)",
+                value=float(aliased["ratio"]),
+                target=OUTBOUND_TARGET,
+            )
         )
     inbound = _row(results.get("aliases/inbound", {}), 1)
     if inbound is not None:
-        met = "yes" if inbound["ratio"] <= INBOUND_TARGET else "**no**"
-        lines.append(
-            f"| a call resolving 50 aliases (x the same call with UUIDs) | "
-            f"{inbound['ratio']:.2f}x | ≤ {INBOUND_TARGET:g}x | {met} |"
+        out.append(
+            Figure(
+                label="a call resolving 50 aliases (x the same call with UUIDs)",
+                value=float(inbound["ratio"]),
+                target=INBOUND_TARGET,
+            )
         )
-    return lines
+    return out
 
 
 def render(results: Mapping[str, Any], quick: bool) -> str:

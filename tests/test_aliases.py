@@ -382,6 +382,33 @@ def test_a_validation_error_quoting_a_uuid_shows_the_alias() -> None:
     assert str(L2)[:8] not in outcome.text
 
 
+def test_a_list_resolves_repeats_and_text_arguments_like_distinct_ones() -> None:
+    def pick(links: list[Annotated[UUID, Alias("link")]]) -> list[UUID]:
+        return links
+
+    session = AliasSession("c")
+    session.register_sync("link", L1)
+    session.register_sync("link", L2)
+    tool_ = Tool.from_function(pick)
+    for text in ('{"links": ["link-2", "link-1", "link-2"]}', '{"links": ["link-2", "link-1"]}'):
+        outcome = tool_.invoke_sync(text, aliases=session)
+        assert outcome.value == [L2, L1, L2][: len(json.loads(text)["links"])]
+
+
+def test_a_validation_error_on_text_arguments_shows_the_aliases() -> None:
+    def pick(links: Annotated[list[Annotated[UUID, Alias("link")]], MaxLen(1)]) -> None: ...
+
+    session = AliasSession("c")
+    session.register_sync("link", L1)
+    session.register_sync("link", L2)
+    outcome = Tool.from_function(pick).invoke_sync(
+        '{"links": ["link-1", "link-2"]}', aliases=session
+    )
+    assert outcome.error is not None
+    assert "link-2" in outcome.text
+    assert str(L2)[:8] not in outcome.text
+
+
 def test_a_tool_error_quoting_a_known_uuid_shows_the_alias() -> None:
     stray = uuid.uuid4()
     session = AliasSession("c")

@@ -33,3 +33,44 @@ def test_each_peer_runs_the_same_rounds(module: str, build: str) -> None:
         pytest.skip(f"{module} is not installed")
     subject = getattr(bench_loop, build)()
     assert asyncio.run(subject.call(None)) == 3 * bench_loop.ROUNDS  # tool results
+
+
+@pytest.mark.parametrize("kind", bench_loop.KINDS)
+def test_the_sdk_paths_make_the_same_requests_and_end_the_same(kind: str) -> None:
+    pytest.importorskip("openai")
+
+    async def both() -> tuple[int, int, list[bytes]]:
+        server = await bench_loop.ChatServer().start()
+        (hand, loop), client = await bench_loop._sdk_subjects(kind, server)
+        try:
+            return await hand.call(None), await loop.call(None), server.answers
+        finally:
+            await client.close()
+            await server.stop()
+
+    by_hand, through_model, answers = asyncio.run(both())
+    assert by_hand == through_model == 1 + bench_loop.ROUNDS * (1 + 3) + 1
+    assert len(answers) == bench_loop.ROUNDS + 1
+
+
+def test_figures_are_one_run_s_ratios() -> None:
+    rows = [
+        {"name": "by hand", "ratio": 1.0, "ratio_lo": 1.0, "ratio_hi": 1.0, "us": 100.0},
+        {"name": "toolcast", "ratio": 1.1, "ratio_lo": 1.0, "ratio_hi": 1.2, "us": 110.0},
+    ]
+    results = {
+        f"loop/{part}/{kind}": {"status": "ok", "rows": rows}
+        for part in ("sdk", "overhead")
+        for kind in bench_loop.KINDS
+    }
+    figures = bench_loop.figures(results, quick=True)
+    assert [f.value for f in figures] == [1.1] * 4
+    assert [f.target for f in figures] == [bench_loop.SDK_TARGET] * 2 + [bench_loop.TARGET] * 2
+    assert "misses" not in bench_loop.render(results, quick=True)
+
+
+def test_the_stand_in_client_worker_measures_both_loops() -> None:
+    pytest.importorskip("openai")
+    result = bench_loop.work_adapter({"kind": "async", "rounds": 1, "batch_seconds": 0.001})
+    assert result["status"] == "ok"
+    assert len(result["rows"]) == 2

@@ -705,3 +705,56 @@ def test_format_results_with_one_outcome_says_pass_a_list() -> None:
     outcome = ToolOutcome(call_id="c", tool_name="t", text="x")
     with pytest.raises(TypeError, match=r"format_results\(\[outcome\]\)"):
         openai_chat.format_results(outcome)  # type: ignore[arg-type]
+
+
+# -- the Model adapter's requests ---------------------------------------------------
+
+
+class _Completions:
+    """A stand-in for `client.chat.completions`: records each request, answers in turn."""
+
+    def __init__(self, answers: list[dict[str, Any]]) -> None:
+        self.answers = answers
+        self.sent: list[dict[str, Any]] = []
+
+    async def create(self, **kwargs: Any) -> dict[str, Any]:
+        self.sent.append(kwargs)
+        return self.answers[len(self.sent) - 1]
+
+
+def _answer(*calls: tuple[str, str]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": None if calls else "Booked."}
+    if calls:
+        message["tool_calls"] = [
+            {"id": f"c{i}", "type": "function", "function": {"name": n, "arguments": a}}
+            for i, (n, a) in enumerate(calls)
+        ]
+    return {"object": "chat.completion", "choices": [{"message": message}]}
+
+
+def test_the_models_requests_show_the_tools_opened_since_and_public_requests_are_fresh() -> None:
+    from loop.tools import shop
+    from toolcast import Policy, run
+    from toolcast.loop import ModelRequest
+
+    completions = _Completions(
+        [
+            _answer(("calendar", "{}")),
+            _answer(("list_rooms", "{}")),
+            _answer(("list_rooms", "{}")),
+            _answer(),
+        ]
+    )
+    client = type("Client", (), {"chat": type("Chat", (), {"completions": completions})()})()
+    model = openai_chat.Model(client, "m")
+    tools = shop().select(include_selectors=True)
+    result = asyncio.run(run(model, "Book", tools=tools, policy=Policy(default="allow")))
+    assert result.status == "done"
+    names = [[t["function"]["name"] for t in kwargs["tools"]] for kwargs in completions.sent]
+    assert "list_rooms" not in names[0]
+    assert names[1] == [*names[0], "book_room", "list_rooms"]
+    assert names[2] == names[3] == names[1]
+    request = ModelRequest(messages=(), tools=tuple(t.spec for t in tools.tools()))
+    first, second = model.request(request), model.request(request)
+    assert first["tools"] == second["tools"]
+    assert first["tools"] is not second["tools"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -176,22 +176,49 @@ def resolve_arguments(
     if not leaves:
         return (arguments, {})
     # Per leaf: the strings sent there (a whole list of ids is one leaf).
-    texts = [[v for v in c if v.__class__ is str] if k is None else [c[k]] for c, k, _ in leaves]
-    wanted: dict[str, None] = {}
-    for strings in texts:
-        wanted.update(dict.fromkeys(strings))
-    sent = list(wanted)
-    prefixes = sorted({prefix for _, _, prefix in leaves})
+    texts = [_strings(c) if k is None else [c[k]] for c, k, _ in leaves]
+    if len(texts) == 1:
+        sent = list(dict.fromkeys(texts[0]))
+        prefixes = [leaves[0][2]]
+    else:
+        wanted: dict[str, None] = {}
+        for strings in texts:
+            wanted.update(dict.fromkeys(strings))
+        sent = list(wanted)
+        prefixes = sorted({prefix for _, _, prefix in leaves})
     try:
         found, counts = yield ("lookup", sent, prefixes)
     except AliasesUnavailableError as exc:
         return unavailable(tool, call_id, exc)
-    uuids = dict(zip(sent, found, strict=True))
-    if None in uuids.values() or not _prefixes_fit(leaves, texts):
+    if None in found or not _prefixes_fit(leaves, texts):
+        uuids = dict(zip(sent, found, strict=True))
         count = dict(zip(prefixes, counts, strict=True))
         return _unknown(parsed, plan, leaves, uuids, count, tool, call_id)
     if not plans.resolve:
         return (arguments, {})
+    container, key, _ = leaves[0]
+    if len(texts) == 1 and key is None and len(sent) == len(container):
+        # One list of distinct aliases, nothing else in it (the usual call): the
+        # store's answers are already in the list's order.
+        container[:] = found
+    else:
+        _put(leaves, texts, dict(zip(sent, found, strict=True)))
+    restore = _Restore(sent, found)
+    if exact:
+        # Numbers a float would round (`1e23`, `1.0000000000000000001`, `1e400`) go on
+        # as the model wrote them, for the parser to read exactly and word its refusals.
+        return (_dump(parsed), restore)
+    # The strict parse, ids in: the tool's parser validates it without reading it again.
+    return (ParsedArguments(parsed), restore)
+
+
+def _strings(container: list[Any]) -> list[str]:
+    """The strings of a list the model sent under a marked field (a copy)."""
+    strings = [v for v in container if v.__class__ is str]
+    return strings if len(strings) < len(container) else list(container)
+
+
+def _put(leaves: list[Any], texts: list[list[str]], uuids: Mapping[str, Any]) -> None:
     for (container, key, _), strings in zip(leaves, texts, strict=True):
         if key is not None:
             container[key] = uuids[strings[0]]
@@ -199,12 +226,34 @@ def resolve_arguments(
             container[:] = map(uuids.__getitem__, strings)
         else:
             container[:] = [uuids[v] if v.__class__ is str else v for v in container]
-    if exact:
-        # Numbers a float would round (`1e23`, `1.0000000000000000001`, `1e400`) go on
-        # as the model wrote them, for the parser to read exactly and word its refusals.
-        return (_dump(parsed), uuids)
-    # The strict parse, ids in: the tool's parser validates it without reading it again.
-    return (ParsedArguments(parsed), uuids)
+
+
+class _Restore(Mapping[str, Any]):
+    """Each alias the model sent and the UUID put in, paired only if a message needs it.
+
+    Most calls succeed and never read it: building the mapping up front cost as much
+    as looking the aliases up.
+    """
+
+    __slots__ = ("_found", "_pairs", "_sent")
+
+    def __init__(self, sent: list[str], found: list[Any]) -> None:
+        self._sent, self._found = sent, found
+        self._pairs: dict[str, Any] | None = None
+
+    def _mapping(self) -> dict[str, Any]:
+        if self._pairs is None:
+            self._pairs = dict(zip(self._sent, self._found, strict=True))
+        return self._pairs
+
+    def __getitem__(self, alias: str) -> Any:
+        return self._mapping()[alias]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._mapping())
+
+    def __len__(self) -> int:
+        return len(self._sent)
 
 
 def _prefixes_fit(leaves: list[Any], texts: list[list[str]]) -> bool:
@@ -250,27 +299,37 @@ def _unknown(
     return ToolOutcome.failure("invalid_arguments", message, tool_name=tool, call_id=call_id)
 
 
-# An exponent, or 17 digits and points in a row: a number a float may round.
-_INEXACT = re.compile(rb"[0-9][eE]|[0-9.]{17}")
+# An exponent after a digit, or 17 digits and points in a row: a number a float may
+# round. Searched in a copy where digits and points read `0` and exponents `e`: two
+# substring searches run in C, where the regex `[0-9][eE]|[0-9.]{17}` steps through
+# every byte in the matcher (11 µs for a call holding 50 aliases, 2 µs this way). A
+# point before an `e` reads as a digit too: that only sends the text the exact way.
+_NUMBER_SHAPE = bytes.maketrans(b"123456789.E", b"0000000000e")
+_LONG_RUN = b"0" * 17
+
+
+def _may_round(raw: bytes) -> bool:
+    shape = raw.translate(_NUMBER_SHAPE)
+    return b"0e" in shape or _LONG_RUN in shape
 
 
 def _parsed(arguments: Any, max_bytes: int) -> tuple[dict[str, Any] | None, bool]:
     """The argument object, and whether its numbers are kept as written (LosslessFloat)."""
-    if isinstance(arguments, Mapping):
+    if isinstance(arguments, str):  # the usual case first: a Mapping check is an ABC's
+        raw = arguments.encode("utf-8", "surrogatepass")
+    elif isinstance(arguments, Mapping):
         try:
             # A copy made of JSON data: the host's mapping is never changed.
             raw = to_json(dict(arguments), inf_nan_mode="constants", bytes_mode="base64")
         except Exception:
             return None, False
-    elif isinstance(arguments, str):
-        raw = arguments.encode("utf-8", "surrogatepass")
     elif isinstance(arguments, (bytes, bytearray)):
         raw = bytes(arguments)
     else:
         return None, False
     if len(raw) > max_bytes:
         return None, False
-    exact = _INEXACT.search(raw) is not None
+    exact = _may_round(raw)
     try:
         parsed = jiter.from_json(
             raw,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from toolcast._catalog._toolset import ToolSet, UnknownToolError
@@ -409,8 +410,8 @@ class _Run:
                 outcome = refused or UnknownToolError(record.name, shown).outcome(call_id=record.id)
                 record.decision = Decision.failed(outcome.text)
                 record.outcome = outcome
-            elif spent := out_of_retries(
-                tool.name, (*self.conv.history, *self.conv.batch), self.retry_budget
+            elif spent := out_of_retries(  # chained, not copied: read only with a budget
+                tool.name, chain(self.conv.history, self.conv.batch), self.retry_budget
             ):
                 self.refuse(record, "not_run", spent)
             else:
@@ -505,8 +506,7 @@ class _Run:
 
     def ended(self, batch: Sequence[CallRecord]) -> bool:
         for record in batch:
-            tool = self.tools.get(record.name)
-            outcome = record.outcome
+            tool, outcome = self.tools.get(record.name), record.outcome
             if tool is not None and tool.spec.ends_loop and outcome and not outcome.is_error:
                 self.output = saved_value(outcome)
                 return True
@@ -586,10 +586,12 @@ class _Run:
 
     async def run_one(self, record: CallRecord) -> None:
         call = ToolCall(record.id, record.name, record.arguments, record.provider_data)
-        tool = self.tools.get(record.name)
-        with tool_span(self.tracer, tool.spec if tool else None, record.name, record.id) as span:
+        if self.tracer is None:  # no span to open: the lookup and the no-op context go too
             outcome = await self.tools.invoke(call, context=self.context, aliases=self.aliases)
-            if span is not None:
+        else:
+            spec = tool.spec if (tool := self.tools.get(record.name)) else None
+            with tool_span(self.tracer, spec, record.name, record.id) as span:
+                outcome = await self.tools.invoke(call, context=self.context, aliases=self.aliases)
                 span.record(outcome)
         record.outcome = outcome
         if self.store is not None:

@@ -12,6 +12,8 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from pydantic_core import to_json
+
 from toolcast.loop._model import ModelRequest, Usage
 from toolcast.providers._common import get, to_plain
 
@@ -75,15 +77,33 @@ def choice_of(mode: str) -> str | dict[str, str]:
 
 def plain(value: Any) -> Any:
     """An SDK object or mapping as JSON-ready data, `None` fields left out."""
-    return drop_none(to_plain(value))
+    data = to_plain(value)  # a fresh copy already, down to every dict and list
+    try:
+        # Most responses hold no None once the SDK's dump left out its None fields:
+        # one serialisation in C says so, for half the time of walking them in Python.
+        # Anything it cannot say for sure (a `null` in a text, NaN) takes the walk.
+        clean = b"null" not in to_json(data)
+    except Exception:  # what pydantic-core cannot serialise is walked
+        clean = False
+    return data if clean else drop_none(data)
+
+
+_SCALARS = frozenset({str, int, float, bool})
 
 
 def drop_none(value: Any) -> Any:
     """`value` with `None` entries of every mapping removed (recursively)."""
+    # Scalars, most of a response, are kept without a call each: this runs on every
+    # response the loop reads.
+    scalars = _SCALARS
     if isinstance(value, Mapping):
-        return {k: drop_none(v) for k, v in value.items() if v is not None}
+        return {
+            k: v if v.__class__ in scalars else drop_none(v)
+            for k, v in value.items()
+            if v is not None
+        }
     if isinstance(value, list):
-        return [drop_none(v) for v in value]
+        return [v if v.__class__ in scalars else drop_none(v) for v in value]
     return value
 
 

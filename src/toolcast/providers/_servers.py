@@ -110,6 +110,9 @@ def profile_of(profile: str | Profile | None) -> Profile:
 
 def outgoing(messages: Iterable[Mapping[str, Any]], profile: Profile) -> list[dict[str, Any]]:
     """The messages as this server wants them (the stored history is left as is)."""
+    if not (profile.results_as_text or profile.calls_as_text or profile.empty_content):
+        # The server takes the history as stored (OpenAI's own): copies, nothing else.
+        return [dict(message) for message in messages]
     sent: list[dict[str, Any]] = []
     results: list[str] = []
     names: dict[str, str] = {}

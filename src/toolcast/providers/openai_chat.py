@@ -181,7 +181,12 @@ def parse_calls(response: Any, *, choice: int = 0) -> list[ToolCall]:
         where += "."
     if "function" in data or "custom" in data:
         return [_call(data, "")]
-    items = _WIRE.seq(data.get("tool_calls"), f"{where}tool_calls")
+    return _message_calls(data, where)
+
+
+def _message_calls(message: Mapping[str, Any], where: str = "") -> list[ToolCall]:
+    """The calls of an assistant message that is plain data already."""
+    items = _WIRE.seq(message.get("tool_calls"), f"{where}tool_calls")
     return [_call(item, f"{where}tool_calls[{i}]") for i, item in enumerate(items)]
 
 
@@ -341,6 +346,7 @@ class Model(Adapter):
         self.profile = profile_of(profile)
         self.strict = self.profile.strict if strict is None else strict
         self.constrain = constrain
+        self._fields: tuple[Any, dict[str, Any]] | None = None
 
     def user_message(self, text: str) -> list[dict[str, Any]]:
         """A `user` message."""
@@ -375,6 +381,26 @@ class Model(Adapter):
 
     def request(self, request: ModelRequest, rule: Constraint | None = None) -> dict[str, Any]:
         """The keyword arguments of `chat.completions.create` for `request`."""
+        return self._arguments(request, rule, reuse=False)
+
+    def _tool_fields(self, request: ModelRequest, *, reuse: bool) -> dict[str, Any]:
+        if not reuse:
+            return openai_tool_fields(request, format_tools, format_tool_choice, strict=self.strict)
+        # The loop hands the same tuple of specs while the shown tools stay the same:
+        # their definitions are made once, not copied again for every request (the
+        # SDK reads them and never changes them). The cache holds the tuple, so an
+        # `is` match cannot be a new tuple at an old one's address.
+        key = (request.tools, request.tool_choice, request.parallel_calls, self.strict)
+        cached = self._fields
+        if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
+            return cached[1]
+        fields = openai_tool_fields(request, format_tools, format_tool_choice, strict=self.strict)
+        self._fields = (key, fields)
+        return fields
+
+    def _arguments(
+        self, request: ModelRequest, rule: Constraint | None, *, reuse: bool
+    ) -> dict[str, Any]:
         profile, system = self.profile, request.system
         if rule is not None:
             profile = profile.but(calls_as_text=True, results_as_text=True)
@@ -392,16 +418,14 @@ class Model(Adapter):
         else:
             if profile.max_tokens is not None:
                 kwargs["max_tokens"] = profile.max_tokens
-            kwargs.update(
-                openai_tool_fields(request, format_tools, format_tool_choice, strict=self.strict)
-            )
+            kwargs.update(self._tool_fields(request, reuse=reuse))
         return {**kwargs, **self.merged(request)}
 
     async def complete(self, request: ModelRequest) -> ModelTurn:
         """Send one request; the turn's message is the assistant message as sent back."""
         rule = self.constraint_for(request)
         try:
-            data = plain(await self.send(**self.request(request, rule)))
+            data = plain(await self.send(**self._arguments(request, rule, reuse=True)))
         except Exception as exc:
             if not server_cut_call_off(exc):
                 raise
@@ -425,7 +449,9 @@ class Model(Adapter):
         usage = usage_of(data.get("usage"), ["prompt_tokens"], ["completion_tokens"])
         return ModelTurn(
             message=message,
-            calls=tuple(parse_calls(message)),
+            # The message is plain data checked above: read its calls without the copy
+            # and the shape check `parse_calls` makes of what a host hands it.
+            calls=tuple(_message_calls(message)),
             text=text,
             usage=usage,
             finish_reason=picked.get("finish_reason"),
