@@ -150,14 +150,15 @@ def _pydantic_ai(kind: str, fns: ToolFunctions) -> Subject:
     if kind != "nonblocking":
         return Subject("pydantic-ai", call)
 
-    from pydantic_ai._utils import _disable_threads, disable_threads
+    from pydantic_ai._utils import _disable_threads
 
     async def call_inline(text: str) -> str:
         # Documented use: `with disable_threads():` around the agent run, so once for
-        # all its calls, not per call. Entered on the first call of the measuring task
-        # (asyncio gives each task its own context: nothing leaks past the run).
+        # all its calls, not per call. Its flag is set on the first call of the
+        # measuring task (each task has its own context: nothing leaks past the run);
+        # an unexited `disable_threads()` would be reset when its generator is freed.
         if not _disable_threads.get():
-            disable_threads().__enter__()
+            _disable_threads.set(True)
         return await call(text)
 
     return Subject("pydantic-ai", call_inline, note="`disable_threads()`, inline")
