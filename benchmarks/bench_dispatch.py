@@ -7,7 +7,8 @@ row is a ratio to the same baseline and to toolcast. Kinds:
 
 - `async`: baseline `json.loads` + `await fn(**args)` + `json.dumps`;
 - `nonblocking`: baseline `json.loads` + `fn(**args)` + `json.dumps`, called
-  directly (the library's path is awaited: its coroutine is part of its cost);
+  directly (a library's async path is awaited: its coroutine is part of its cost;
+  a sync inline path, like `invoke_sync` or LangChain's `tool.invoke`, is called);
 - `blocking`: baseline the same work with the call in `asyncio.to_thread` (a
   bare thread hop, the least any library can do for a tool that may block).
 """
