@@ -9,8 +9,11 @@ Kinds:
 
 - `async`: an `async def` tool.
 - `nonblocking`: a sync tool the host declares safe to run on the event loop.
-  Only some peers have such an option (noted per peer); the others run their
-  normal sync path, which always hops to a worker thread.
+  Each peer runs it the fastest way its documentation offers, named in the row:
+  inline where it has a way (pydantic-ai's `disable_threads()`, fastmcp's
+  `run_in_thread=False`, LangChain's sync `tool.invoke`); openai-agents and the
+  MCP SDK always hop to a worker thread for a sync function (read in their
+  source: `asyncio.to_thread` and `anyio.to_thread.run_sync`, no option).
 - `blocking`: a sync tool that must not run on the event loop (a thread hop).
 """
 
@@ -147,13 +150,18 @@ def _pydantic_ai(kind: str, fns: ToolFunctions) -> Subject:
     if kind != "nonblocking":
         return Subject("pydantic-ai", call)
 
-    from pydantic_ai._utils import disable_threads
+    from pydantic_ai._utils import _disable_threads
 
     async def call_inline(text: str) -> str:
-        with disable_threads():
-            return await call(text)
+        # Documented use: `with disable_threads():` around the agent run, so once for
+        # all its calls, not per call. Its flag is set on the first call of the
+        # measuring task (each task has its own context: nothing leaks past the run);
+        # an unexited `disable_threads()` would be reset when its generator is freed.
+        if not _disable_threads.get():
+            _disable_threads.set(True)
+        return await call(text)
 
-    return Subject("pydantic-ai", call_inline, note="inside `disable_threads()`")
+    return Subject("pydantic-ai", call_inline, note="`disable_threads()`, inline")
 
 
 # -- fastmcp ---------------------------------------------------------------------------
@@ -172,7 +180,7 @@ def _fastmcp(kind: str, fns: ToolFunctions) -> Subject:
         result = await tool.run(json.loads(text))
         return result.content[0].text  # type: ignore[union-attr]
 
-    note = "`run_in_thread=False`" if kind == "nonblocking" else ""
+    note = "`run_in_thread=False`, inline" if kind == "nonblocking" else ""
     return Subject("fastmcp", call, note=note)
 
 
@@ -188,10 +196,19 @@ def _langchain(kind: str, fns: ToolFunctions) -> Subject:
     else:
         tool = StructuredTool.from_function(func=fns.sync_fn)
 
+    def tool_call(text: str) -> dict[str, Any]:
+        return {"type": "tool_call", "name": tool.name, "args": json.loads(text), "id": "call_1"}
+
+    if kind == "nonblocking":
+        # A Runnable's sync `invoke` runs the function on the caller's thread; only
+        # `ainvoke` of a sync-only tool hops to a thread (`run_in_executor`).
+        def call_inline(text: str) -> str:
+            return tool.invoke(tool_call(text)).content  # type: ignore[no-any-return]
+
+        return Subject("langchain-core", call_inline, note="sync `tool.invoke`, inline")
+
     async def call(text: str) -> str:
-        message = await tool.ainvoke(
-            {"type": "tool_call", "name": tool.name, "args": json.loads(text), "id": "call_1"}
-        )
+        message = await tool.ainvoke(tool_call(text))
         return message.content  # type: ignore[no-any-return]
 
     return Subject("langchain-core", call)
@@ -236,7 +253,9 @@ PEERS: tuple[Peer, ...] = (
         "agents",
         _openai_agents,
         "`function_tool(fn)`, then per call a `ToolContext` and `await "
-        "tool.on_invoke_tool(ctx, text)`; the output stringified as the runner does",
+        "tool.on_invoke_tool(ctx, text)`; the output stringified as the runner does. "
+        "A sync function always runs in `asyncio.to_thread` (`function_tool` has no "
+        "option to run it inline)",
         inline_sync=False,
     ),
     Peer(
@@ -246,7 +265,8 @@ PEERS: tuple[Peer, ...] = (
         "pydantic_ai",
         _pydantic_ai,
         "`Tool(fn)`; `function_schema.validator.validate_json(text)`, `await "
-        "function_schema.call(args, ctx)`, `ToolReturnPart(...).model_response_str()`",
+        "function_schema.call(args, ctx)`, `ToolReturnPart(...).model_response_str()`; "
+        "non-blocking: inside `disable_threads()`, entered once for the run",
         inline_sync=True,
     ),
     Peer(
@@ -255,8 +275,8 @@ PEERS: tuple[Peer, ...] = (
         "fastmcp",
         "fastmcp",
         _fastmcp,
-        "`FunctionTool.from_function(fn)`; `await tool.run(json.loads(text))`, the "
-        "first content block's text",
+        "`FunctionTool.from_function(fn)` (non-blocking: `run_in_thread=False`); "
+        "`await tool.run(json.loads(text))`, the first content block's text",
         inline_sync=True,
     ),
     Peer(
@@ -266,11 +286,12 @@ PEERS: tuple[Peer, ...] = (
         "langchain_core",
         _langchain,
         "`StructuredTool.from_function(...)`; `await tool.ainvoke(tool_call)` with the "
-        "parsed arguments, the `ToolMessage` content. It resolves the function's type "
+        "parsed arguments (non-blocking: the sync `tool.invoke(tool_call)`, inline), the "
+        "`ToolMessage` content. It resolves the function's type "
         "hints and signature on every call (`get_type_hints`, `inspect.signature`); the "
         "tool module here uses `from __future__ import annotations`, so that includes "
         "compiling the string annotations each time",
-        inline_sync=False,
+        inline_sync=True,
     ),
     Peer(
         "mcp",
@@ -279,7 +300,8 @@ PEERS: tuple[Peer, ...] = (
         "mcp",
         _mcp,
         "`mcp.server.mcpserver` `Tool.from_function(fn)`; `await tool.run(json.loads(text), "
-        "ctx, convert_result=True)`, the first content block's text",
+        "ctx, convert_result=True)`, the first content block's text. A sync function "
+        "always runs in `anyio.to_thread.run_sync` (`FuncMetadata.call_fn`: no option)",
         inline_sync=False,
     ),
 )

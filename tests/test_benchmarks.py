@@ -157,3 +157,41 @@ def test_runs_and_compare(tmp_path: Path) -> None:
     assert compared.returncode == 0, compared.stderr[-2000:]
     row = next(line for line in compared.stdout.splitlines() if line.startswith("catalog"))
     assert row.split()[-1] == "+0%"
+
+
+def _row(name: str, ratio: float, vs: float) -> dict[str, object]:
+    return {
+        "name": name,
+        "us": 1.0,
+        "ratio": ratio,
+        "ratio_lo": ratio,
+        "ratio_hi": ratio,
+        "units": 1,
+        "note": "",
+        "vs": vs,
+        "vs_lo": vs,
+        "vs_hi": vs,
+    }
+
+
+def test_dispatch_figures_give_every_summary_row_as_a_number() -> None:
+    """One run's results become Figures: ratios to the baseline, pydantic-ai and the floor."""
+    run = {
+        "status": "ok",
+        "keys": ["baseline", "toolcast", "pydantic", "pydantic_ai"],
+        "rows": [
+            _row("raw baseline", 1.0, 1.0),
+            _row("toolcast", 1.05, 1.0),
+            _row("pydantic TypeAdapter(fn)", 0.5, 0.5),
+            _row("pydantic-ai", 1.4, 1.25),
+        ],
+    }
+    figures = bench_dispatch.figures({"dispatch/async": run}, False)
+    by_label = {f.label: f for f in figures}
+    assert by_label["dispatch, async tool (x raw baseline, CPU time)"].value == 1.05
+    peer = by_label[
+        "dispatch, async tool: toolcast's time x pydantic-ai's (one process, interleaved)"
+    ]
+    assert (peer.value, peer.target) == (0.8, 0.8)
+    floor = by_label["dispatch, async tool: toolcast x pydantic alone (the floor)"]
+    assert (floor.value, floor.target) == (2.0, 1.6)

@@ -13,6 +13,7 @@ test that would otherwise run for minutes.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import tracemalloc
@@ -311,3 +312,35 @@ def test_a_result_within_the_limit_is_untouched(limit: int) -> None:
 
     outcome = Tool.from_function(short, limits=Limits(max_result_chars=limit)).invoke_sync("{}")
     assert outcome.text == "0123456789"
+
+
+def long_dict() -> dict[str, list[int]]:
+    return {"items": list(range(1_000))}
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_long_dict_result_is_cut_like_any_other(kind: str) -> None:
+    """A dict takes the short per-call path to its outcome; the limit still applies."""
+    tool = Tool.from_function(long_dict, limits=Limits(max_result_chars=20), blocking=False)
+    outcome = tool.invoke_sync("{}") if kind == "sync" else asyncio.run(tool.invoke("{}"))
+    assert outcome.text.startswith('{"items":[0,1,2,3,4,\n[Result truncated: showing 20 of ')
+    assert outcome.structured is None
+    assert outcome.value == {"items": list(range(1_000))}
+
+
+def test_a_dict_result_that_is_not_json_fails_in_words_for_the_model() -> None:
+    def odd() -> dict[str, Any]:
+        return {"x": object()}
+
+    outcome = Tool.from_function(odd).invoke_sync("{}")
+    assert outcome.is_error
+    assert outcome.text == "Tool 'odd' failed: its result could not be converted to JSON."
+    assert outcome.exception is not None
+
+
+def test_a_deprecated_tool_notes_it_after_a_dict_result() -> None:
+    def old() -> dict[str, int]:
+        return {"n": 1}
+
+    outcome = Tool.from_function(old, deprecated="use new").invoke_sync("{}")
+    assert outcome.text == "{\"n\":1}\nNote: tool 'old' is deprecated: use new."

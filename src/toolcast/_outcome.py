@@ -154,7 +154,33 @@ def succeeded(
     return outcome  # type: ignore[no-any-return]
 
 
+def json_succeeded(
+    call_id: str | None, tool_name: str, text: str, value: Any, structured_value: Any
+) -> ToolOutcome:
+    """`succeeded` with one `JsonPart(text)` as its content, the usual result.
+
+    The part is made here too (as `json_part` makes it), so the usual outcome costs
+    one Python call, not three.
+    """
+    part = _new(JsonPart)
+    _SET_JSON(part, text)
+    outcome: Any = _new(_Unfrozen)
+    outcome.call_id = call_id
+    outcome.tool_name = tool_name
+    outcome.is_error = False
+    outcome.content = (part,)
+    outcome.text = text
+    outcome.value = value
+    outcome.structured_value = structured_value
+    outcome.error = None
+    outcome.exception = None
+    outcome.costs = ()
+    outcome.__class__ = ToolOutcome
+    return outcome  # type: ignore[no-any-return]
+
+
 _new = object.__new__
+_SET_JSON = getattr(JsonPart, "text").__set__  # noqa: B009 - the slot descriptor
 
 
 def with_costs(outcome: ToolOutcome, costs: Sequence[Cost]) -> ToolOutcome:

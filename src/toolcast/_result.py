@@ -20,7 +20,7 @@ from toolcast._content import (
     json_part,
     text_part,
 )
-from toolcast._outcome import ToolFailure, ToolOutcome, succeeded
+from toolcast._outcome import ToolFailure, ToolOutcome, json_succeeded, succeeded
 from toolcast._receiver import HostError
 from toolcast._spec import ToolSpec
 from toolcast.errors import ToolError
@@ -30,6 +30,7 @@ __all__ = (
     "cap_result",
     "deprecation_noted",
     "failure_of",
+    "dict_outcome",
     "outcome_of",
     "text_of",
 )
@@ -123,7 +124,17 @@ def outcome_of(
     if envelope is not None:
         text = f'{{"schema":{to_json(envelope).decode()},"result":{text}}}'
         structured = _LazyEnveloped
-    return succeeded(call_id, spec.name, (json_part(text),), text, value, structured)
+    return json_succeeded(call_id, spec.name, text, value, structured)
+
+
+def dict_outcome(name: str, value: dict[str, Any], call_id: str | None) -> ToolOutcome:
+    """`outcome_of` for a dict from a tool with no envelope and no exact numbers.
+
+    The per-call path of most tools: a dict needs none of `outcome_of`'s checks.
+    Raises what the serialiser raises.
+    """
+    text = _TO_JSON(value).decode()
+    return json_succeeded(call_id, name, text, value, _Lazy)
 
 
 _PLAIN = frozenset({int, float, bool})

@@ -27,6 +27,7 @@ from toolcast._result import (
     SCHEMA_DIALECT,
     cap_result,
     deprecation_noted,
+    dict_outcome,
     failure_of,
     outcome_of,
 )
@@ -65,12 +66,14 @@ class Tool:
         "_analysis",
         "_bare",
         "_call",
+        "_dict_out",
         "_direct",
         "_envelope",
         "_exact",
         "_instance",
         "_lenient",
         "_limits",
+        "_max_chars",
         "_options",
         "_parser",
         "_resolver",
@@ -115,6 +118,10 @@ class Tool:
         # Per-call facts, decided once: every call reads them.
         self._bare = not self._needs_context()
         self._exact = analysis is not None and analysis.exact_output
+        # A dict result needs none of `outcome_of`'s checks when nothing wraps, rewrites
+        # or annotates it: `dict_outcome` (0.2 µs of a 4 µs call).
+        self._dict_out = envelope is None and not self._exact and spec.deprecated is None
+        self._max_chars = self._limits.max_result_chars
 
     # -- construction ---------------------------------------------------------------
 
@@ -418,8 +425,11 @@ class Tool:
                 return await self._invoke_aliased(plans, aliases, raw, context, call_id, lenient)
         # The plain path is written out here rather than awaited from a helper: one
         # coroutine layer costs about as much as a small tool's own call.
+        parser = self._lenient if lenient else self._parser
+        if type(parser) is not Parser:
+            parser = self._get_parser(lenient)
         try:
-            args = self._parse(raw, lenient)
+            args = parser.parse(raw)
         except ArgumentsError as exc:
             return self._refused(exc, call_id)
         ctx = None if context is None and self._bare else self._context(context, call_id)
@@ -493,6 +503,9 @@ class Tool:
         Sync tools run inline (no timeout); async tools run in a fresh event loop,
         refused inside a running loop. An alias session must be in memory.
         """
+        if type(arguments) is str and aliases is None and not self.spec.is_async:
+            # The usual call: text in, nothing to unpack or resolve first.
+            return self._run_sync(arguments, context, call_id, bool(null_means_default))
         if self.spec.is_async:
             import asyncio
 
@@ -539,10 +552,13 @@ class Tool:
         except ArgumentsError as exc:
             return self._refused(exc, call_id)
         ctx = None if context is None and self._bare else self._context(context, call_id)
+        direct = self._direct
         try:
-            outcome = self._succeeded(self._call(args, ctx), call_id)
+            value = direct(**args) if direct is not None else self._call(args, ctx)
         except Exception as exc:
             outcome = failure_of(self.spec.name, exc, call_id)
+        else:
+            outcome = self._succeeded(value, call_id)
         return outcome if ctx is None else with_costs(outcome, ctx.costs)
 
     def _plans(self, aliases: AliasSession | None) -> AliasPlans | None:
@@ -575,14 +591,25 @@ class Tool:
         )
 
     def _succeeded(self, value: Any, call_id: str | None) -> ToolOutcome:
+        if type(value) is dict and self._dict_out:
+            try:
+                outcome = dict_outcome(self.spec.name, value, call_id)
+            except Exception as exc:
+                return self._unconvertible(exc, call_id)
+            if len(outcome.text) <= self._max_chars:
+                return outcome
+            return cap_result(outcome, self._max_chars)
         try:
             outcome = outcome_of(self.spec, value, call_id, self._envelope, exact=self._exact)
         except Exception as exc:
-            # The serialiser's own words name pydantic types; the host's log gets them.
-            message = f"Tool '{self.spec.name}' failed: its result could not be converted to JSON."
-            return ToolOutcome.failure(
-                "exception", message, tool_name=self.spec.name, call_id=call_id, exception=exc
-            )
-        if len(outcome.text) > self._limits.max_result_chars:
-            outcome = cap_result(outcome, self._limits.max_result_chars)
+            return self._unconvertible(exc, call_id)
+        if len(outcome.text) > self._max_chars:
+            outcome = cap_result(outcome, self._max_chars)
         return outcome if self.spec.deprecated is None else deprecation_noted(self.spec, outcome)
+
+    def _unconvertible(self, exc: Exception, call_id: str | None) -> ToolOutcome:
+        # The serialiser's own words name pydantic types; the host's log gets them.
+        message = f"Tool '{self.spec.name}' failed: its result could not be converted to JSON."
+        return ToolOutcome.failure(
+            "exception", message, tool_name=self.spec.name, call_id=call_id, exception=exc
+        )
