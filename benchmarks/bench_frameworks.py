@@ -17,10 +17,10 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from benchmarks import Job, Subject, interleave
+from benchmarks import Figure, Job, Subject, interleave
 from benchmarks.peers import NotInstalled, _require
 
-__all__ = ("headline", "jobs", "render", "work")
+__all__ = ("figures", "jobs", "render", "work")
 
 CALLS = 5
 """Tool calls per run (one per round), then one final text turn."""
@@ -204,18 +204,15 @@ def _rows(results: Mapping[str, Any], name: str) -> list[dict[str, Any]] | None:
     return result.get("rows") if result.get("status") == "ok" else None
 
 
-def headline(results: Mapping[str, Any], quick: bool) -> list[str]:
+def figures(results: Mapping[str, Any], quick: bool) -> list[Figure]:
     """Per framework: toolcast's tools x the framework's own, per tool call."""
     del quick
     out = []
     for name in FRAMEWORKS:
         rows = _rows(results, name)
-        if not rows:
-            continue
-        ratio = rows[1]["ratio"]
-        met = "yes" if ratio <= TARGET else "**no**"
-        label = f"{LABELS[name]}: toolcast tools, per call (x native tools)"
-        out.append(f"| {label} | {ratio:.2f}x | ≤ {TARGET:g}x | {met} |")
+        if rows:
+            label = f"{LABELS[name]}: toolcast tools, per call (x native tools)"
+            out.append(Figure(label, rows[1]["ratio"], TARGET))
     return out
 
 
