@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from benchmarks import Job, median
+from benchmarks import Figure, Job, median
 
-__all__ = ("behind", "headline", "jobs", "render", "work", "work_where")
+__all__ = ("behind", "figures", "jobs", "render", "work", "work_where")
 
 
 def _rss_mib() -> float:
@@ -214,25 +214,28 @@ def _runs(results: Mapping[str, Any], library: str) -> list[dict[str, Any]]:
     ]
 
 
-def headline(results: Mapping[str, Any], quick: bool) -> list[str]:
-    """Summary row: peak RSS."""
+def figures(results: Mapping[str, Any], quick: bool) -> list[Figure]:
+    """Summary row: peak RSS, from one run's results (lower is better)."""
     del quick
     ours = _runs(results, "toolcast")
     if not ours:
         return []
     peak = median([r["peak_mib"] for r in ours])
+    label = f"memory, peak RSS with the {ours[0]['tools']:,}-tool catalog"
     theirs = _runs(results, "pydantic")
     if not theirs:
-        return [
-            f"| memory, peak RSS with the {ours[0]['tools']:,}-tool catalog "
-            f"| {peak:.0f} MiB | - | - |"
-        ]
+        return [Figure(label, peak, None, " MiB", 0)]
     # Issue 15's aim: no more than a `TypeAdapter` per function, measured the same way.
     base = median([r["peak_mib"] for r in theirs])
-    met = "yes" if peak <= base else "**no**"
     return [
-        f"| memory, peak RSS with the {ours[0]['tools']:,}-tool catalog "
-        f"| {peak:.0f} MiB | ≤ {base:.0f} MiB (a `TypeAdapter` per function) | {met} |"
+        Figure(
+            label,
+            peak,
+            base,
+            " MiB",
+            0,
+            target_text=f"≤ {base:.0f} MiB (a `TypeAdapter` per function, default config)",
+        )
     ]
 
 
