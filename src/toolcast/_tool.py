@@ -20,6 +20,7 @@ from toolcast._context import ToolContext
 from toolcast._define._decorator import ToolOptions, options_of, spec_of
 from toolcast._define._function import Analysis, CallPlan, analyse, input_node
 from toolcast._define._schema import MISSING
+from toolcast._frozen import FrozenDict
 from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome, with_costs
 from toolcast._receiver import HostError, receiver_later, receiver_now
@@ -52,6 +53,10 @@ TargetResolver: TypeAlias = "Callable[[Tool, ToolCall], Any]"
 """Returns the instance a method tool runs on, for one call (`(tool, call) -> self`)."""
 
 _MISSING: Any = object()
+_DEFAULT_LIMITS = Limits()
+"""The default bounds, one frozen instance shared by every tool (not one per tool)."""
+_WALK_DROPPED: JsonSchema = FrozenDict()
+"""What a built tool's analysis keeps of its walked schema: nothing, one shared dict."""
 _RECEIVER: Any = object()  # the key invoke hands the resolved instance under
 
 
@@ -100,7 +105,7 @@ class Tool:
         self._analysis = analysis
         self._instance = instance
         self._resolver = resolver
-        self._limits = limits or Limits()
+        self._limits = limits or _DEFAULT_LIMITS
         self._parser: Parser | Callable[[], Parser] | None = parser
         self._lenient: Parser | Callable[[], Parser] | None = None
         self._options: ToolOptions | None = None
@@ -159,10 +164,12 @@ class Tool:
             options,
             is_async=analysis.is_async,
         )
-        limits = limits or Limits()
+        limits = limits or _DEFAULT_LIMITS
         # The spec holds frozen copies; the walk itself is not kept (most of a tool's
         # memory in a large catalog): the first call walks again (`_make_parser`).
-        analysis = dataclasses.replace(analysis, input_schema={}, output_schema=None, node=None)
+        analysis = dataclasses.replace(
+            analysis, input_schema=_WALK_DROPPED, output_schema=None, node=None
+        )
         made = cls(spec, fn, analysis=analysis, instance=instance, resolver=resolver, limits=limits)
         made._options = options
         return made
@@ -208,7 +215,7 @@ class Tool:
             options,
             is_async=is_async,
         )
-        limits = limits or Limits()
+        limits = limits or _DEFAULT_LIMITS
 
         def make_parser(lenient: bool = False) -> Parser:
             return Parser(
