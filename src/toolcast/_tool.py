@@ -16,14 +16,14 @@ from typing import Any, TypeAlias
 from pydantic_core import CoreConfig, SchemaValidator
 
 from toolcast._arguments import ArgumentsError, Limits, Parser, fail_fast, reads_parsed
+from toolcast._binding import bound_call, is_plain
 from toolcast._context import ToolContext
 from toolcast._define._decorator import ToolOptions, options_of, spec_of
-from toolcast._define._function import Analysis, CallPlan, analyse, input_node
-from toolcast._define._schema import MISSING
+from toolcast._define._function import Analysis, analyse, input_node
 from toolcast._frozen import FrozenDict
 from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome, with_costs
-from toolcast._receiver import HostError, receiver_later, receiver_now
+from toolcast._receiver import receiver_later
 from toolcast._result import (
     SCHEMA_DIALECT,
     cap_result,
@@ -114,7 +114,7 @@ class Tool:
         # A function that takes the arguments as they are, called without the
         # `_call` layer (about 50 ns a call, a tenth of the gap to a bare call).
         self._direct: Callable[..., Any] | None = None
-        if analysis is not None and self._is_plain(analysis.plan):
+        if analysis is not None and is_plain(analysis.plan):
             self._direct = function
         envelope = None
         if spec.envelope:
@@ -324,53 +324,12 @@ class Tool:
 
     # -- calling --------------------------------------------------------------------
 
-    @staticmethod
-    def _is_plain(plan: CallPlan) -> bool:
-        """Whether the validated arguments are all the call takes, by keyword."""
-        return not (
-            plan.positional
-            or plan.context_param
-            or plan.injected
-            or plan.needs_receiver
-            or plan.field_defaults
-        )
-
     def _plain_call(self) -> Callable[[Any, ToolContext | None], Any]:
-        fn = self.function
         analysis = self._analysis
         if analysis is None:
+            fn = self.function
             return lambda args, ctx: fn(args)
-        plan = analysis.plan
-        fills = plan.field_defaults
-        if self._is_plain(plan):
-            return lambda args, ctx: fn(**args)
-
-        def call(args: dict[str, Any], ctx: ToolContext | None) -> Any:
-            # The resolver sees the model's arguments only, before host values join them.
-            receiver = receiver_now(self._receiver(ctx, args)) if plan.needs_receiver else None
-            for name, info in fills:
-                if name not in args:
-                    data = dict(args)
-                    args[name] = info.get_default(call_default_factory=True, validated_data=data)
-            if plan.context_param is not None:
-                args[plan.context_param] = ctx
-            for param, key, fallback in plan.injected:
-                assert ctx is not None
-                if key in ctx.state:
-                    args[param] = ctx.state[key]
-                elif fallback is not MISSING:
-                    args[param] = fallback
-                else:
-                    msg = f"the host did not provide {key!r} in ToolContext.state"
-                    raise HostError(msg)
-            positional = [
-                args.pop(name) if name in args else default for name, default in plan.positional
-            ]
-            if plan.needs_receiver:
-                positional.insert(0, receiver)
-            return fn(*positional, **args)
-
-        return call
+        return bound_call(self.function, analysis.plan, self._receiver)
 
     def _receiver(self, ctx: ToolContext | None, args: dict[str, Any]) -> Any:
         if _RECEIVER in args:  # resolved (and awaited) by `invoke` already
