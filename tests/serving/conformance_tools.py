@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import base64
 
-from toolcast import ImagePart, ToolContext, ToolError, ToolResult, tool
+from toolcast import Catalog, ImagePart, Tool, ToolContext, ToolError, ToolResult, tool
 
 # The suite's own 1x1 PNG (its everything server's TEST_IMAGE_BASE64).
 _PIXEL = base64.b64decode(
@@ -108,3 +108,57 @@ def test_input_required_result_capabilities() -> str:
 def test_streaming_elicitation() -> str:
     """Diagnostic tool: asks for approval without a server-to-client request."""
     return "Streaming complete"
+
+
+# The suite's SEP-1613/SEP-2106 schema, hand-written: served as written (its
+# $schema, $defs, $anchor, allOf/anyOf, if/then/else and additionalProperties kept).
+json_schema_2020_12_tool = Tool.from_schema(
+    "json_schema_2020_12_tool",
+    "Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)",
+    {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "$anchor": "addressDef",
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"},
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {
+            "properties": {"contactMethod": {"const": "phone"}},
+            "required": ["contactMethod"],
+        },
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": False,
+    },
+    lambda arguments: f"JSON Schema 2020-12 tool called with: {arguments}",
+)
+
+# What test_conformance serves (`toolcast serve conformance_tools:catalog`): a module
+# scan finds only decorated functions, and the schema tool above is a `Tool` value.
+catalog = Catalog(
+    [
+        test_simple_text,
+        test_image_content,
+        test_tool_with_logging,
+        test_tool_with_progress,
+        test_error_handling,
+        test_logging_tool,
+        test_input_required_result_elicitation,
+        test_input_required_result_request_state,
+        test_input_required_result_tampered_state,
+        test_input_required_result_capabilities,
+        test_streaming_elicitation,
+        json_schema_2020_12_tool,
+    ]
+)

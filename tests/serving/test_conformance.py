@@ -10,13 +10,14 @@ exactly the server scenarios that revision requires, at that revision's wire
 plus the ones the suite runs without scoring (extensions such as Tasks, pending).
 
 The scenarios call the tools of the suite's reference server by name, so the
-server serves tests/serving/conformance_tools.py. Every scenario falls in one of
-three sets, and the test asserts the sets exactly, so a new failure and a fix both
-show: passed; `NOT_APPLICABLE` (a feature toolcast does not offer and issue 28 does
-not ask for, with the reason); `KNOWN_FAILURES` (asked for, not done yet; also in
-docs/mcp.md). A WARNING (a SHOULD) does not fail a scenario; the suite's own
-verdict does not either way. Without node or the npm packages the test skips,
-except under CI=true, where it fails.
+server serves `conformance_tools:catalog` (tests/serving/conformance_tools.py).
+Every scenario falls in one of three sets, and the test asserts the sets
+exactly, so a new failure and a fix both show: passed; `NOT_APPLICABLE` (a
+feature toolcast does not offer and issue 28 does not ask for, with the reason);
+`KNOWN_FAILURES` (asked for, not done yet; also in docs/mcp.md). A WARNING (a
+SHOULD) does not fail a scenario; the suite's own verdict does not either way.
+Without node or the npm packages the test skips, except under CI=true, where it
+fails.
 """
 
 from __future__ import annotations
@@ -30,10 +31,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_serve_helpers import HERE as SERVING
 from mcp_serve_helpers import HttpServer, child_env, start_http
 
-PROJECT = SERVING / "conformance"
+PROJECT = Path(__file__).resolve().parent / "conformance"
 NODE = PROJECT / "node_modules" / "node" / "bin" / "node"
 SUITE = PROJECT / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 ERAS = ("2025-11-25", "2026-07-28")
@@ -53,9 +53,6 @@ _NOT_APPLICABLE_BOTH = {
     "prompts-get-with-args": _NO_PROMPTS,
     "prompts-get-embedded-resource": _NO_PROMPTS,
     "prompts-get-with-image": _NO_PROMPTS,
-    # Not scored (pending in the suite): wants a tool whose hand-written 2020-12 schema
-    # ($schema, $defs) is listed verbatim; toolcast derives schemas from signatures.
-    "json-schema-2020-12": "pending in the suite; needs a hand-written 2020-12 schema tool",
 }
 NOT_APPLICABLE: dict[str, dict[str, str]] = {
     "2025-11-25": {
@@ -146,7 +143,7 @@ def installed() -> None:
 
 @pytest.fixture(scope="module")
 def server(installed: None) -> Iterator[HttpServer]:
-    served = start_http(target=str(SERVING / "conformance_tools.py"))
+    served = start_http(target="conformance_tools:catalog")
     try:
         yield served
     finally:
