@@ -50,10 +50,10 @@ class HttpServer:
             raise
 
 
-def start_http(*extra: str) -> HttpServer:
+def start_http(*extra: str, target: str = str(TOOLS)) -> HttpServer:
     """Start `toolcast serve --http --port 0` and wait for its URL on stderr."""
     process = subprocess.Popen(
-        serve_command("--http", "--port", "0", *extra),
+        serve_command("--http", "--port", "0", *extra, target=target),
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
