@@ -6,12 +6,14 @@ invalid call back as an error result naming the argument, and sees toolcast's
 version. That SDK release speaks the handshake era only (its newest revision is
 2025-11-25), so this is the handshake era; the 2026-07-28 era is covered by the
 official Python client (test_modern_era, test_replicas). `.ci/run` installs the
-package (`npm ci --prefix tests/serving/ts`); without node or it, the test skips.
+package (`npm ci --prefix tests/serving/ts`); without node or it, the test skips, except
+under CI=true, where it fails.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,11 +24,19 @@ from mcp_serve_helpers import TOOLS, child_env, serve_command, start_http
 from toolcast.providers._mcp_stateless import toolcast_version
 
 HERE = Path(__file__).resolve().parent / "ts"
-NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(
-    NODE is None or not (HERE / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir(),
-    reason="needs node and `npm ci --prefix tests/serving/ts` (.ci/run does it)",
-)
+# The node on PATH, else the one the conformance suite's npm install brings (node 24).
+_NPM_NODE = HERE.parent / "conformance" / "node_modules" / "node" / "bin" / "node"
+NODE = shutil.which("node") or (str(_NPM_NODE) if _NPM_NODE.is_file() else None)
+_MISSING = NODE is None or not (HERE / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir()
+_WHY = "needs node and `npm ci --prefix tests/serving/ts` (.ci/run does it)"
+pytestmark = pytest.mark.skipif(_MISSING and os.environ.get("CI") != "true", reason=_WHY)
+
+
+@pytest.fixture(autouse=True)
+def _installed() -> None:
+    """Under CI=true a missing client is a failure, not a skip: .ci/run installs it."""
+    if _MISSING:
+        pytest.fail(f"CI=true but the test {_WHY}")
 
 
 def _run(*args: str) -> dict[str, object]:
