@@ -9,7 +9,15 @@ from toolcast._catalog._loader import CatalogLoad, CatalogLoader
 from toolcast._catalog._toolbox import toolbox
 from toolcast._clock import Clock
 from toolcast._constraint import constraint
-from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
+from toolcast._content import (
+    AudioPart,
+    ImagePart,
+    JsonPart,
+    ResourceLinkPart,
+    ResourcePart,
+    TextPart,
+    ToolResult,
+)
 from toolcast._context import Injected, ToolContext
 from toolcast._cost import Cost
 from toolcast._define._decorator import Param, tool
@@ -32,6 +40,7 @@ from toolcast.policy import Decision, Policy
 
 __all__ = [
     "Alias",
+    "AudioPart",
     "Catalog",
     "CatalogError",
     "CatalogLoad",
@@ -48,6 +57,8 @@ __all__ = [
     "Limits",
     "Param",
     "Policy",
+    "ResourceLinkPart",
+    "ResourcePart",
     "ResponseFormatError",
     "RunResult",
     "TextPart",

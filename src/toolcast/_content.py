@@ -11,9 +11,13 @@ import jiter
 from pydantic_core import to_json
 
 __all__ = (
+    "PARTS",
+    "AudioPart",
     "ContentPart",
     "ImagePart",
     "JsonPart",
+    "ResourceLinkPart",
+    "ResourcePart",
     "TextPart",
     "ToolResult",
     "json_part",
@@ -62,8 +66,81 @@ class ImagePart:
         return base64.b64encode(self.data).decode("ascii")
 
 
-ContentPart: TypeAlias = TextPart | JsonPart | ImagePart
+@dataclass(frozen=True, slots=True)
+class AudioPart:
+    """Audio for targets that take it in tool results (MCP); others are told it was left out."""
+
+    data: bytes
+    """The raw audio bytes."""
+    mime_type: str = "audio/wav"
+    """Its media type, e.g. `audio/wav`."""
+
+    @property
+    def base64(self) -> str:
+        """The bytes as base64 text."""
+        return base64.b64encode(self.data).decode("ascii")
+
+    @property
+    def text(self) -> str:
+        """What a target without audio shows the model in its place."""
+        return f"[audio: {self.mime_type}, {len(self.data)} bytes, not shown]"
+
+
+@dataclass(frozen=True, slots=True)
+class ResourcePart:
+    """A resource embedded in the result: its URI and its contents, text or bytes.
+
+    MCP sends it as an embedded resource; other targets show text contents as
+    text and name binary contents in brackets.
+    """
+
+    uri: str
+    """The resource's URI, e.g. `file:///reports/q3.csv`."""
+    contents: str | bytes
+    """Its contents: text, or bytes (sent as base64 where the target takes them)."""
+    mime_type: str | None = None
+    """Its media type, e.g. `text/csv`."""
+
+    @property
+    def text(self) -> str:
+        """What a text-only target shows: text contents, or the resource named in brackets."""
+        if isinstance(self.contents, str):
+            return self.contents
+        kind = f"{self.mime_type}, " if self.mime_type else ""
+        return f"[resource {self.uri}: {kind}{len(self.contents)} bytes, not shown]"
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceLinkPart:
+    """A link to a resource the client may read (MCP's `resource_link`); text elsewhere."""
+
+    uri: str
+    """The resource's URI."""
+    name: str
+    """Its name (an identifier, e.g. a file name)."""
+    title: str | None = None
+    """A name for people, when it differs."""
+    description: str | None = None
+    """What it holds."""
+    mime_type: str | None = None
+    """Its media type."""
+    size: int | None = None
+    """Its size in bytes, when known."""
+
+    @property
+    def text(self) -> str:
+        """What a target without resource links shows the model."""
+        about = f": {self.description}" if self.description else ""
+        return f"[resource link: {self.title or self.name} <{self.uri}>{about}]"
+
+
+ContentPart: TypeAlias = (
+    TextPart | JsonPart | ImagePart | AudioPart | ResourcePart | ResourceLinkPart
+)
 """One part of a tool result."""
+
+PARTS = (TextPart, JsonPart, ImagePart, AudioPart, ResourcePart, ResourceLinkPart)
+"""Every content part type, for isinstance checks."""
 
 
 _new = object.__new__
@@ -102,21 +179,23 @@ class ToolResult:
         content: Any = self.content
         if isinstance(content, str):
             content = (TextPart(content),)
-        elif isinstance(content, (TextPart, JsonPart, ImagePart)):
+        elif isinstance(content, PARTS):
             content = (content,)
         elif isinstance(content, (bytes, bytearray)) or not isinstance(content, Sequence):
             msg = (
-                "ToolResult content must be a string or a list of TextPart, JsonPart "
-                f"and ImagePart, not {type(content).__name__}."
+                "ToolResult content must be a string or a list of content parts (TextPart, "
+                f"JsonPart, ImagePart, AudioPart, ResourcePart, ResourceLinkPart), not "
+                f"{type(content).__name__}."
             )
             raise TypeError(msg)
         else:
             content = tuple(content)
         for part in content:
-            if not isinstance(part, (TextPart, JsonPart, ImagePart)):
+            if not isinstance(part, PARTS):
                 msg = (
-                    "ToolResult content parts must be TextPart, JsonPart or ImagePart, "
-                    f"not {type(part).__name__}; wrap text as TextPart(...)."
+                    "ToolResult content parts must be TextPart, JsonPart, ImagePart, "
+                    "AudioPart, ResourcePart or ResourceLinkPart, not "
+                    f"{type(part).__name__}; wrap text as TextPart(...)."
                 )
                 raise TypeError(msg)
         object.__setattr__(self, "content", content)

@@ -12,9 +12,12 @@ from typing import Any
 from pydantic_core import SchemaSerializer, core_schema, to_json, to_jsonable_python
 
 from toolcast._content import (
+    PARTS,
+    AudioPart,
     ContentPart,
     ImagePart,
-    JsonPart,
+    ResourceLinkPart,
+    ResourcePart,
     TextPart,
     ToolResult,
     json_part,
@@ -36,7 +39,7 @@ __all__ = (
 )
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
-_PARTS = (TextPart, JsonPart, ImagePart)
+_PARTS = PARTS
 
 
 def text_of(parts: Sequence[ContentPart]) -> str:
@@ -228,13 +231,21 @@ def truncation_note(shown: int, total: int) -> str:
     )
 
 
+def _kept_whole(part: ContentPart) -> bool:
+    """Audio, links and binary resources: not text to cut, so a cap keeps them as they are."""
+    if isinstance(part, ResourcePart):
+        return not isinstance(part.contents, str)
+    return isinstance(part, (AudioPart, ResourceLinkPart))
+
+
 def cap_result(outcome: ToolOutcome, max_chars: int) -> ToolOutcome:
     """`outcome` with its text cut to `max_chars`, and a note saying so, when longer.
 
     Parts are kept in order until the budget runs out; the part that crosses it is
     cut (a cut JSON part is no longer JSON, so it becomes text) and the rest are
-    dropped, except images, which are not text. The Python `value` stays whole for
-    the host; the structured value is dropped, since the model did not see it all.
+    dropped, except media, links and binary resources, which are not text. The
+    Python `value` stays whole for the host; the structured value is dropped, since
+    the model did not see it all.
     """
     total = len(outcome.text)
     if total <= max_chars:
@@ -242,7 +253,7 @@ def cap_result(outcome: ToolOutcome, max_chars: int) -> ToolOutcome:
     budget = max_chars
     parts: list[ContentPart] = []
     for part in outcome.content:
-        if isinstance(part, ImagePart):
+        if isinstance(part, ImagePart) or _kept_whole(part):
             parts.append(part)
             continue
         if budget <= 0:

@@ -3,10 +3,10 @@
 The suite's server scenarios expect the tools of its reference "everything server"
 (`examples/servers/typescript/everything-server.ts` in modelcontextprotocol/conformance):
 `tools-call-simple-text` calls `test_simple_text`, and so on. These are the ones a
-toolcast tool can be: plain text, an image, logs, progress, an error. The others
-are left out on purpose, each for the reason test_conformance.py gives (audio and
-embedded resources are not content parts toolcast has; sampling, roots and
-free-form elicitation are not things a toolcast tool can ask the client for).
+toolcast tool can be: plain text, an image, audio, an embedded resource, mixed
+content, logs, progress, an error. The others are left out on purpose, each for
+the reason test_conformance.py gives (sampling, roots and free-form elicitation
+are not things a toolcast tool can ask the client for).
 
 The 2026-07-28 multi round-trip (`input_required`) tools are approval-gated
 tools: the only thing toolcast asks a client is "may this call run?", so the
@@ -19,8 +19,20 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import struct
 
-from toolcast import Catalog, ImagePart, Tool, ToolContext, ToolError, ToolResult, tool
+from toolcast import (
+    AudioPart,
+    Catalog,
+    ImagePart,
+    ResourcePart,
+    TextPart,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    tool,
+)
 
 # The suite's own 1x1 PNG (its everything server's TEST_IMAGE_BASE64).
 _PIXEL = base64.b64decode(
@@ -38,6 +50,40 @@ def test_simple_text() -> str:
 def test_image_content() -> ToolResult:
     """Tests image content response."""
     return ToolResult([ImagePart(_PIXEL, "image/png")])
+
+
+def _silent_wav(samples: int = 8) -> bytes:
+    """A minimal valid WAV file: 8 kHz, 8-bit mono, `samples` of silence."""
+    header = struct.pack("<4sI4s", b"RIFF", 36 + samples, b"WAVE")
+    fmt = struct.pack("<4sIHHIIHH", b"fmt ", 16, 1, 1, 8000, 8000, 1, 8)
+    return header + fmt + struct.pack("<4sI", b"data", samples) + b"\x80" * samples
+
+
+@tool
+def test_audio_content() -> ToolResult:
+    """Tests audio content response."""
+    return ToolResult([AudioPart(_silent_wav(), "audio/wav")])
+
+
+@tool
+def test_embedded_resource() -> ToolResult:
+    """Tests embedded resource content response."""
+    text = "This is an embedded resource content."
+    return ToolResult([ResourcePart("test://embedded-resource", text, "text/plain")])
+
+
+@tool
+def test_multiple_content_types() -> ToolResult:
+    """Tests response with multiple content types (text, image, resource)."""
+    return ToolResult(
+        [
+            TextPart("Multiple content types test:"),
+            ImagePart(_PIXEL, "image/png"),
+            ResourcePart(
+                "test://mixed-content-resource", '{"test":"data","value":123}', "application/json"
+            ),
+        ]
+    )
 
 
 @tool
@@ -105,6 +151,15 @@ def test_input_required_result_capabilities() -> str:
 
 
 @tool(requires_approval=True)
+def test_missing_capability() -> str:
+    """Tests that a call needing a capability the client did not declare is refused (-32021).
+
+    toolcast's only server-to-client question is an approval, asked as an elicitation.
+    """
+    return "This call needed approval, so it should not have run without elicitation."
+
+
+@tool(requires_approval=True)
 def test_streaming_elicitation() -> str:
     """Diagnostic tool: asks for approval without a server-to-client request."""
     return "Streaming complete"
@@ -150,6 +205,9 @@ catalog = Catalog(
     [
         test_simple_text,
         test_image_content,
+        test_audio_content,
+        test_embedded_resource,
+        test_multiple_content_types,
         test_tool_with_logging,
         test_tool_with_progress,
         test_error_handling,
@@ -159,6 +217,7 @@ catalog = Catalog(
         test_input_required_result_tampered_state,
         test_input_required_result_capabilities,
         test_streaming_elicitation,
+        test_missing_capability,
         json_schema_2020_12_tool,
     ]
 )

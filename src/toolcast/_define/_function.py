@@ -19,7 +19,7 @@ from typing import Any
 
 import typing_extensions
 
-from toolcast._content import ImagePart, JsonPart, TextPart, ToolResult
+from toolcast._content import PARTS, ToolResult
 from toolcast._context import ToolContext
 from toolcast._define import _decorator
 from toolcast._define._annotations import MISSING, split_annotated
@@ -421,7 +421,7 @@ def _in_signature_order(
     return sorted(problems, key=position)
 
 
-_PART_TYPES = (ToolResult, TextPart, JsonPart, ImagePart)
+_PART_TYPES = (ToolResult, *PARTS)
 _UNIONS = (typing.Union, types.UnionType)
 
 

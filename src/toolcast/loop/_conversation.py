@@ -9,13 +9,23 @@ the fingerprint of the arguments it was decided for, and its outcome once run.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from toolcast._content import ContentPart, ImagePart, JsonPart, TextPart, ToolResult
+from toolcast._content import (
+    AudioPart,
+    ContentPart,
+    ImagePart,
+    JsonPart,
+    ResourceLinkPart,
+    ResourcePart,
+    TextPart,
+    ToolResult,
+)
 from toolcast._outcome import ErrorKind, ToolFailure, ToolOutcome
 from toolcast._spec import Arguments, ToolCall
 from toolcast.aliases._session import AliasSession
@@ -388,6 +398,18 @@ def _part_to_dict(part: ContentPart) -> dict[str, Any]:
         return {"text": part.text}
     if isinstance(part, JsonPart):
         return {"json": part.text}
+    if isinstance(part, AudioPart):
+        return {"audio": part.base64, "mime_type": part.mime_type}
+    if isinstance(part, ResourcePart):
+        contents = part.contents
+        kept = (
+            {"resource_text": contents}
+            if isinstance(contents, str)
+            else {"resource_blob": base64.b64encode(contents).decode("ascii")}
+        )
+        return {"resource": part.uri, "mime_type": part.mime_type, **kept}
+    if isinstance(part, ResourceLinkPart):
+        return {"link": dataclasses.asdict(part)}
     return {"image": part.base64, "mime_type": part.mime_type}
 
 
@@ -396,6 +418,14 @@ def _part_from_dict(data: Mapping[str, Any]) -> ContentPart:
         return TextPart(data["text"])
     if "json" in data:
         return JsonPart(data["json"])
+    if "audio" in data:
+        return AudioPart(base64.b64decode(data["audio"]), data.get("mime_type", "audio/wav"))
+    if "resource" in data:
+        text = data.get("resource_text")
+        contents = text if isinstance(text, str) else base64.b64decode(data["resource_blob"])
+        return ResourcePart(data["resource"], contents, data.get("mime_type"))
+    if "link" in data:
+        return ResourceLinkPart(**data["link"])
     return ImagePart(base64.b64decode(data["image"]), data.get("mime_type", "image/png"))
 
 

@@ -11,8 +11,6 @@ and a transport failure becomes an error result naming the server's failure.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
 import logging
 import weakref
@@ -20,9 +18,10 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolcast._content import ImagePart, TextPart, ToolResult
+from toolcast._content import TextPart, ToolResult
 from toolcast._tool import Tool
 from toolcast.errors import DefinitionProblem, ToolcastError, ToolDefinitionError, ToolError
+from toolcast.providers._mcp_blocks import part_of
 
 if TYPE_CHECKING:
     from toolcast._context import ToolContext
@@ -253,7 +252,7 @@ async def _call(
         detail = getattr(exc, "message", None) or str(exc) or type(exc).__name__
         msg = f"The remote MCP tool {name!r} could not be called: {detail}"
         raise ToolError(msg) from exc
-    parts = [_part(block) for block in result.content]
+    parts = [part_of(block) for block in result.content]
     content = [p for p in parts if p is not None]
     if result.is_error:
         if not content:
@@ -264,25 +263,6 @@ async def _call(
     if result.structured_content is not None:
         return ToolResult(content, structured=result.structured_content), handle
     return ToolResult(content), handle
-
-
-def _part(block: Any) -> TextPart | ImagePart | None:
-    kind = getattr(block, "type", None)
-    if kind == "text":
-        return TextPart(block.text)
-    if kind == "image":
-        try:
-            return ImagePart(base64.b64decode(block.data, validate=True), block.mime_type)
-        except (binascii.Error, ValueError):
-            return TextPart("[an image the remote server sent was not valid base64]")
-    if kind == "resource_link":
-        return TextPart(f"[resource {block.uri}]")
-    if kind == "resource":
-        text = getattr(block.resource, "text", None)
-        return TextPart(text if text is not None else f"[resource {block.resource.uri}]")
-    if kind == "audio":
-        return TextPart("[audio content, not shown]")
-    return None
 
 
 def _plain(value: Any) -> Any:

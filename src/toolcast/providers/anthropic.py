@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from toolcast._content import ImagePart, JsonPart, TextPart
+from toolcast._content import ImagePart
 from toolcast._json import JsonSchema
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
@@ -500,7 +500,7 @@ def _result_content(outcome: ToolOutcome) -> str | list[dict[str, Any]]:
         return outcome.text
     blocks: list[dict[str, Any]] = []
     for part in outcome.content:
-        if isinstance(part, (TextPart, JsonPart)):
+        if not isinstance(part, ImagePart):  # text, and what is shown as text here
             blocks.append({"type": "text", "text": part.text})
         elif part.mime_type in _IMAGE_TYPES:
             source = {

@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolcast._content import JsonPart, TextPart
+from toolcast._content import ImagePart, JsonPart
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.loop._model import ModelRequest, ModelTurn
@@ -216,7 +216,7 @@ def _result_content(outcome: ToolOutcome) -> list[dict[str, Any]]:
     for part in outcome.content:
         if isinstance(part, JsonPart) and isinstance(part.value, Mapping):
             blocks.append({"json": dict(part.value)})
-        elif isinstance(part, (TextPart, JsonPart)):
+        elif not isinstance(part, ImagePart):  # text, and what is shown as text here
             if part.text:
                 blocks.append({"text": part.text})
         elif part.mime_type in _IMAGE_FORMATS:

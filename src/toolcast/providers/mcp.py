@@ -17,12 +17,13 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from toolcast._content import ImagePart, JsonPart, TextPart
+from toolcast._content import JsonPart
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import Arguments, ToolCall, ToolSpec
 from toolcast.errors import UnsupportedSchemaError
 from toolcast.providers import _mcp_transport as transport
 from toolcast.providers._common import answer_all
+from toolcast.providers._mcp_blocks import content_block
 from toolcast.providers._mcp_remote import (
     RemoteToolProblem,
     RemoteTools,
@@ -383,7 +384,7 @@ def format_results(
 def _result(
     outcome: ToolOutcome, specs: Mapping[str, ToolSpec] | None, version: str
 ) -> dict[str, Any]:
-    result: dict[str, Any] = {"content": [_content_block(p) for p in outcome.content]}
+    result: dict[str, Any] = {"content": [content_block(p) for p in outcome.content]}
     spec = None if specs is None else specs.get(outcome.tool_name)
     schema = None if spec is None else spec.output_schema
     structured = outcome.structured
@@ -415,12 +416,6 @@ def _enveloped_value(outcome: ToolOutcome) -> Any:
             if isinstance(value, Mapping) and "result" in value:
                 return value["result"]
     return None
-
-
-def _content_block(part: TextPart | JsonPart | ImagePart) -> dict[str, Any]:
-    if isinstance(part, ImagePart):
-        return {"type": "image", "data": part.base64, "mimeType": part.mime_type}
-    return {"type": "text", "text": part.text}
 
 
 def _wire(obj: Any) -> Any:
