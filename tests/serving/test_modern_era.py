@@ -73,14 +73,18 @@ async def test_an_approval_is_a_round_trip_and_runs_once() -> None:
     async with Client(server, elicitation_callback=decline) as client:
         declined = await client.call_tool("refund", {"order": "o2", "amount": 6})
     async with Client(server) as client:  # no elicitation capability
-        cannot = await client.call_tool("refund", {"order": "o3", "amount": 7})
+        with pytest.raises(MCPError) as cannot:
+            await client.call_tool("refund", {"order": "o3", "amount": 7})
     assert approved.content[0].text == "refunded 5 on o1"
     assert "'refund'" in accept.asked[0]
     assert '"amount": 5' in accept.asked[0]
     assert declined.is_error
     assert declined.content[0].text == "The user declined the call to 'refund'; it was not run."
-    assert cannot.is_error
-    assert "does not declare the elicitation capability" in cannot.content[0].text
+    # 2026-07-28: a call that needs an undeclared capability is refused with -32021,
+    # naming it, and nothing runs.
+    assert cannot.value.error.code == mcp_types.MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert cannot.value.error.data == {"requiredCapabilities": {"elicitation": {}}}
+    assert "does not declare the elicitation capability" in cannot.value.error.message
 
 
 async def test_a_forged_edited_or_replayed_request_state_is_refused() -> None:

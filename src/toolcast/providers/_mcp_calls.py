@@ -150,7 +150,18 @@ async def _ask_in_rounds(
     if echoed is None:
         refused = _cannot_ask(getattr(ctx.session, "client_capabilities", None), call)
         if refused is not None:
-            return "denied", refused
+            # 2026-07-28: a request that needs a capability the client did not
+            # declare is refused with -32021, naming it (HTTP 400), not run or denied.
+            needed = mcp_types.MissingRequiredClientCapabilityErrorData(
+                required_capabilities=mcp_types.ClientCapabilities(
+                    elicitation=mcp_types.ElicitationCapability()
+                )
+            )
+            raise MCPError(
+                mcp_types.MISSING_REQUIRED_CLIENT_CAPABILITY,
+                refused,
+                data=needed.model_dump(by_alias=True, mode="json", exclude_none=True),
+            )
         question = mcp_types.ElicitRequest(
             params=mcp_types.ElicitRequestFormParams(
                 message=_question(call, reason), requested_schema=APPROVAL_SCHEMA
