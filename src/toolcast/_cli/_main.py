@@ -32,6 +32,7 @@ from toolcast._define._decorator import options_of
 from toolcast._frozen import thaw
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast._tool import Tool
+from toolcast.aliases import RAW_IDS
 from toolcast.errors import ToolcastError
 
 # Style, compact_json and use_color live in _layout; the demo imports them from here.
@@ -380,7 +381,8 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
         raise _Usage(msg)
     arguments = _read_arguments(args.arguments, sys.stdin)
     call = ToolCall(id=args.call_id, name=args.tool, arguments=arguments)
-    outcome = asyncio.run(tool.invoke(arguments, call_id=call.id))
+    # The person at the terminal types and reads the UUIDs themselves: no aliases.
+    outcome = asyncio.run(tool.invoke(arguments, call_id=call.id, aliases=RAW_IDS))
     if args.provider is None or args.json:
         _person.write_result(out, outcome, as_json=args.json, indent=_isatty(out))
     else:
