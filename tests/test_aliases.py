@@ -32,7 +32,7 @@ from toolcast import (
     toolbox,
 )
 from toolcast._lock._schemadiff import schema_changes
-from toolcast.aliases import AliasSession, MemoryAliasStore, UnknownAliasError
+from toolcast.aliases import RAW_IDS, AliasSession, MemoryAliasStore, UnknownAliasError
 from toolcast.providers import (
     anthropic,
     bedrock,
@@ -347,9 +347,9 @@ def test_a_display_only_tool_checks_aliases_but_gets_them_as_written() -> None:
     assert made.invoke_sync({"link_id": "link-2"}, aliases=session).is_error
 
 
-def test_without_a_session_nothing_is_rewritten() -> None:
+def test_with_raw_ids_nothing_is_rewritten() -> None:
     made = Tool.from_function(get_link)
-    outcome = made.invoke_sync({"link_id": str(L1)})
+    outcome = made.invoke_sync({"link_id": str(L1)}, aliases=RAW_IDS)
     assert json.loads(outcome.text)["id"] == str(L1)
 
 

@@ -44,6 +44,7 @@ from toolcast.aliases._apply import (
     restored,
 )
 from toolcast.aliases._declare import has_marks, model_facing, strip_marks
+from toolcast.aliases._required import RAW_IDS, RawIds, is_aliased, unaliased_message
 from toolcast.aliases._session import AliasSession
 from toolcast.errors import DefinitionProblem, ToolDefinitionError
 
@@ -68,6 +69,7 @@ class Tool:
 
     __slots__ = (
         "_alias_plans",
+        "_aliased",
         "_analysis",
         "_bare",
         "_call",
@@ -110,6 +112,7 @@ class Tool:
         self._lenient: Parser | Callable[[], Parser] | None = None
         self._options: ToolOptions | None = None
         self._alias_plans: AliasPlans | None = None
+        self._aliased = is_aliased(spec)  # then `aliases=` is required (RAW_IDS: none)
         self._call = self._plain_call()
         # A function that takes the arguments as they are, called without the
         # `_call` layer (about 50 ns a call, a tenth of the gap to a bare call).
@@ -311,7 +314,7 @@ class Tool:
     ) -> Any:
         """`validate`, with the conversation's aliases resolved first, as `invoke` does."""
         plans = self._plans(aliases)
-        if plans is not None and aliases is not None:
+        if plans is not None:
             got = await drive(self._resolving(plans, arguments, None), aliases)
             if isinstance(got, ToolOutcome):
                 raise ValueError(got.text)
@@ -363,7 +366,7 @@ class Tool:
         context: ToolContext | None = None,
         call_id: str | None = None,
         null_means_default: bool | None = None,
-        aliases: AliasSession | None = None,
+        aliases: AliasSession | RawIds | None = None,
     ) -> ToolOutcome:
         """Validate the arguments, run the tool, and return the outcome (docs/invoking.md).
 
@@ -377,7 +380,11 @@ class Tool:
             call_id: The model's call id, copied to the outcome (default: the call's).
             null_means_default: `null` for a parameter with a default means the default
                 (strict projections; default: what the call carries).
-            aliases: The conversation's `AliasSession` (docs/aliases.md).
+            aliases: The conversation's `AliasSession` (docs/aliases.md); required
+                when the tool aliases ids (`RAW_IDS`: send the raw ids deliberately).
+
+        Raises:
+            TypeError: the tool aliases ids and `aliases` is None.
         """
         if type(arguments) is str:  # the usual call, without a function call for it
             raw, lenient = arguments, bool(null_means_default)
@@ -385,7 +392,7 @@ class Tool:
             raw, call_id, lenient = unpack_call(arguments, call_id, null_means_default)
         if call_id is None and context is not None:
             call_id = context.call_id
-        if aliases is not None:
+        if aliases is not None or self._aliased:
             plans = self._plans(aliases)
             if plans is not None:
                 return await self._invoke_aliased(plans, aliases, raw, context, call_id, lenient)
@@ -438,7 +445,7 @@ class Tool:
     async def _invoke_aliased(
         self,
         plans: AliasPlans,
-        aliases: AliasSession,
+        aliases: Any,
         raw: Arguments,
         context: ToolContext | None,
         call_id: str | None,
@@ -451,7 +458,7 @@ class Tool:
         # `got[0]` may be ParsedArguments, internal, so not part of `invoke`'s signature.
         resolved: Any = got[0]
         ran = await self.invoke(
-            resolved, context=context, call_id=call_id, null_means_default=lenient
+            resolved, context=context, call_id=call_id, null_means_default=lenient, aliases=RAW_IDS
         )
         return await drive(self._aliasing(plans, restored(ran, got[1])), aliases)  # type: ignore[no-any-return]
 
@@ -462,14 +469,15 @@ class Tool:
         context: ToolContext | None = None,
         call_id: str | None = None,
         null_means_default: bool | None = None,
-        aliases: AliasSession | None = None,
+        aliases: AliasSession | RawIds | None = None,
     ) -> ToolOutcome:
         """Like `invoke`, for synchronous hosts (same arguments).
 
         Sync tools run inline (no timeout); async tools run in a fresh event loop,
         refused inside a running loop. An alias session must be in memory.
         """
-        if type(arguments) is str and aliases is None and not self.spec.is_async:
+        plain = aliases is None and not self._aliased
+        if type(arguments) is str and plain and not self.spec.is_async:
             # The usual call: text in, nothing to unpack or resolve first.
             return self._run_sync(arguments, context, call_id, bool(null_means_default))
         if self.spec.is_async:
@@ -496,8 +504,9 @@ class Tool:
         if call_id is None and context is not None:
             call_id = context.call_id
         plans = self._plans(aliases)
-        if plans is None or aliases is None:
+        if plans is None:
             return self._run_sync(raw, context, call_id, lenient)
+        assert isinstance(aliases, AliasSession)  # `_plans` checked it
         got = drive_sync(self._resolving(plans, raw, call_id), aliases)
         if isinstance(got, ToolOutcome):
             return got
@@ -527,9 +536,13 @@ class Tool:
             outcome = self._succeeded(value, call_id)
         return outcome if ctx is None else with_costs(outcome, ctx.costs)
 
-    def _plans(self, aliases: AliasSession | None) -> AliasPlans | None:
+    def _plans(self, aliases: AliasSession | RawIds | None) -> AliasPlans | None:
         """This tool's alias plans when a session is given and the tool marks ids."""
         if aliases is None:
+            if self._aliased:
+                raise TypeError(unaliased_message(self.spec))
+            return None
+        if aliases is RAW_IDS:
             return None
         if self._alias_plans is None or not isinstance(aliases, AliasSession):
             resolve = (self._options or ToolOptions()).resolve_aliases

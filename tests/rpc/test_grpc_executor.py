@@ -11,6 +11,7 @@ import pytest
 
 from conftest import Compiled, Running
 from toolcast import Catalog, Tool, ToolContext
+from toolcast.aliases import RAW_IDS
 from toolcast.errors import ToolError
 from toolcast.grpc import tools_from_descriptors
 
@@ -37,7 +38,8 @@ async def test_create_returns_proto_named_json_with_int64_as_string(
             "max_clicks": "18446744073709551615",
             "cache_ttl": "1.5s",
             "tags": ["a"],
-        }
+        },
+        aliases=RAW_IDS,
     )
     assert not outcome.is_error, outcome.text
     link = json.loads(outcome.text)["link"]
@@ -55,7 +57,7 @@ async def test_create_returns_proto_named_json_with_int64_as_string(
 
 async def test_int64_accepts_a_number_too(tools: dict[str, Tool], server: Running) -> None:
     args = {"destination": "https://a.b", "shortlink": "", "kind": "LINK_KIND_PAGE"}
-    outcome = await tools["links_create"].invoke({**args, "max_clicks": 7})
+    outcome = await tools["links_create"].invoke({**args, "max_clicks": 7}, aliases=RAW_IDS)
     assert not outcome.is_error, outcome.text
     assert server.state.requests[-1][1].max_clicks == 7
 
@@ -69,7 +71,8 @@ async def test_null_leaves_an_optional_unset(compiled: Compiled, server: Running
             "kind": "LINK_KIND_PAGE",
             "max_clicks": 1,
             "note": "hello",
-        }
+        },
+        aliases=RAW_IDS,
     )
     assert json.loads(outcome.text)["link"]["note"] == "hello"
     # Strict projections send null for every optional they leave out.
@@ -84,6 +87,7 @@ async def test_null_leaves_an_optional_unset(compiled: Compiled, server: Running
             "expires_at": None,
         },
         null_means_default=True,
+        aliases=RAW_IDS,
     )
     assert not outcome.is_error, outcome.text
     request = server.state.requests[-1][1]
@@ -100,7 +104,8 @@ async def test_field_mask_string_reaches_the_server(
             "shortlink": "",
             "kind": "LINK_KIND_PAGE",
             "max_clicks": 1,
-        }
+        },
+        aliases=RAW_IDS,
     )
     link_id = json.loads(created.text)["link"]["id"]
     outcome = await tools["links_update"].invoke(
@@ -116,7 +121,8 @@ async def test_field_mask_string_reaches_the_server(
                 "tags": ["x"],
             },
             "update_mask": "destination,tags",
-        }
+        },
+        aliases=RAW_IDS,
     )
     assert not outcome.is_error, outcome.text
     request = server.state.requests[-1][1]
@@ -131,7 +137,8 @@ async def test_invalid_argument_message_is_passed_through(tools: dict[str, Tool]
             "shortlink": "",
             "kind": "LINK_KIND_PAGE",
             "max_clicks": 1,
-        }
+        },
+        aliases=RAW_IDS,
     )
     assert outcome.is_error
     assert outcome.error is not None
@@ -140,7 +147,9 @@ async def test_invalid_argument_message_is_passed_through(tools: dict[str, Tool]
 
 
 async def test_not_found_names_the_code(tools: dict[str, Tool]) -> None:
-    outcome = await tools["links_get"].invoke({"id": "0f8fad5b-d9cb-469f-a165-70867728950e"})
+    outcome = await tools["links_get"].invoke(
+        {"id": "0f8fad5b-d9cb-469f-a165-70867728950e"}, aliases=RAW_IDS
+    )
     assert outcome.is_error
     assert outcome.text == "NOT_FOUND: no link 0f8fad5b-d9cb-469f-a165-70867728950e"
 
@@ -151,7 +160,7 @@ async def test_deadline_is_a_timeout_and_the_server_sees_the_cancel(
     tools = by_name(
         tools_from_descriptors(compiled.with_comments, channel=server.channel, timeout=0.2)
     )
-    outcome = await tools["links_slow"].invoke({"delay": "5s"})
+    outcome = await tools["links_slow"].invoke({"delay": "5s"}, aliases=RAW_IDS)
     assert outcome.is_error
     assert outcome.text == (
         "Tool 'links_slow' timed out after 0.2 s (DEADLINE_EXCEEDED); "
@@ -162,7 +171,7 @@ async def test_deadline_is_a_timeout_and_the_server_sees_the_cancel(
             break
         await asyncio.sleep(0.02)
     assert server.state.cancelled == ["Slow"]
-    quick = await tools["links_slow"].invoke({"delay": "0.01s"})
+    quick = await tools["links_slow"].invoke({"delay": "0.01s"}, aliases=RAW_IDS)
     assert json.loads(quick.text) == {"done": True}
 
 
@@ -172,7 +181,7 @@ async def test_unavailable_is_retryable_and_internal_hides_details(compiled: Com
     channel = grpc.aio.insecure_channel("127.0.0.1:1")  # nothing listens on port 1
     try:
         tools = by_name(tools_from_descriptors(compiled.with_comments, channel=channel))
-        outcome = await tools["links_get"].invoke({"id": "x"})
+        outcome = await tools["links_get"].invoke({"id": "x"}, aliases=RAW_IDS)
     finally:
         await channel.close()
     assert outcome.text == (
@@ -182,7 +191,7 @@ async def test_unavailable_is_retryable_and_internal_hides_details(compiled: Com
 
 async def test_metadata_comes_from_the_context(tools: dict[str, Tool], server: Running) -> None:
     context = ToolContext(state={"grpc_metadata": [("authorization", "Bearer user-7")]})
-    await tools["links_list"].invoke({"page_size": 1}, context=context)
+    await tools["links_list"].invoke({"page_size": 1}, context=context, aliases=RAW_IDS)
     assert server.state.metadata[-1]["authorization"] == "Bearer user-7"
 
 
@@ -194,7 +203,9 @@ async def test_metadata_hook(compiled: Compiled, server: Running) -> None:
     tools = by_name(
         tools_from_descriptors(compiled.with_comments, channel=server.channel, metadata=hook)
     )
-    await tools["links_list"].invoke({"page_size": 1}, context=ToolContext(state={"user": "ann"}))
+    await tools["links_list"].invoke(
+        {"page_size": 1}, context=ToolContext(state={"user": "ann"}), aliases=RAW_IDS
+    )
     assert server.state.metadata[-1]["x-user"] == "ann"
 
 
@@ -205,12 +216,20 @@ async def test_server_streaming_is_collected_and_bounded(
         tools_from_descriptors(compiled.with_comments, channel=server.channel, max_messages=3)
     )
     few = json.loads(
-        (await tools["workflow_steps_watch"].invoke({"link_id": "l", "count": 2})).text
+        (
+            await tools["workflow_steps_watch"].invoke(
+                {"link_id": "l", "count": 2}, aliases=RAW_IDS
+            )
+        ).text
     )
     assert [m["title"] for m in few["messages"]] == ["s0", "s1"]
     assert few["truncated"] is False
     many = json.loads(
-        (await tools["workflow_steps_watch"].invoke({"link_id": "l", "count": 50})).text
+        (
+            await tools["workflow_steps_watch"].invoke(
+                {"link_id": "l", "count": 50}, aliases=RAW_IDS
+            )
+        ).text
     )
     assert len(many["messages"]) == 3
     assert many["truncated"] is True
@@ -218,12 +237,12 @@ async def test_server_streaming_is_collected_and_bounded(
 
 async def test_recursive_request(tools: dict[str, Tool]) -> None:
     tree = {"root": {"title": "a", "children": [{"title": "b", "children": [{"title": "c"}]}]}}
-    outcome = await tools["workflow_tree_import"].invoke(tree)
+    outcome = await tools["workflow_tree_import"].invoke(tree, aliases=RAW_IDS)
     assert json.loads(outcome.text) == {"count": 3}
 
 
 async def test_validation_happens_before_the_rpc(tools: dict[str, Tool], server: Running) -> None:
-    outcome = await tools["links_slow"].invoke({"delay": "five seconds"})
+    outcome = await tools["links_slow"].invoke({"delay": "five seconds"}, aliases=RAW_IDS)
     assert outcome.is_error
     assert outcome.error is not None
     assert outcome.error.kind == "invalid_arguments"
@@ -240,11 +259,11 @@ async def test_host_handler_for_a_tool_that_is_not_auto_execute(compiled: Compil
     tools = by_name(
         tools_from_descriptors(compiled.with_comments, handlers={"themes_get": get_theme})
     )
-    outcome = await tools["themes_get"].invoke({"id": "t"})
+    outcome = await tools["themes_get"].invoke({"id": "t"}, aliases=RAW_IDS)
     assert json.loads(outcome.text) == {"id": "t", "name": "dark"}
     assert seen == [{"id": "t"}]
     # Without a channel an auto_execute tool says why it cannot run.
-    refused = await tools["links_get"].invoke({"id": "x"})
+    refused = await tools["links_get"].invoke({"id": "x"}, aliases=RAW_IDS)
     assert refused.text == "Tool 'links_get' cannot run here: the host gave no gRPC channel."
 
 
@@ -253,7 +272,9 @@ async def test_tools_live_in_a_catalog(tools: dict[str, Tool], server: Running) 
     toolset = catalog.select()
     from toolcast import ToolCall
 
-    outcome = await toolset.invoke(ToolCall("c1", "links_list", '{"page_size": 5}'))
+    outcome = await toolset.invoke(
+        ToolCall("c1", "links_list", '{"page_size": 5}'), aliases=RAW_IDS
+    )
     assert not outcome.is_error
     assert outcome.call_id == "c1"
 
@@ -271,9 +292,11 @@ async def test_a_service_is_a_toolbox(tools: dict[str, Tool], server: Running) -
     primary = [tool.name for tool in catalog.primary()]
     assert "links_create" not in primary
     assert "links_service" in primary
-    listed = await catalog.select().invoke(ToolCall("c1", "links_service", "{}"))
+    listed = await catalog.select().invoke(ToolCall("c1", "links_service", "{}"), aliases=RAW_IDS)
     assert "links_create" in listed.text
-    outcome = await catalog.select().invoke(ToolCall("c2", "links_list", '{"page_size": 1}'))
+    outcome = await catalog.select().invoke(
+        ToolCall("c2", "links_list", '{"page_size": 1}'), aliases=RAW_IDS
+    )
     assert not outcome.is_error
 
 
@@ -294,7 +317,7 @@ async def test_every_shape_round_trips_through_a_real_call(
 ) -> None:
     from test_grpc_schema import sink_args
 
-    outcome = await tools["kitchen_sink"].invoke(sink_args())
+    outcome = await tools["kitchen_sink"].invoke(sink_args(), aliases=RAW_IDS)
     assert not outcome.is_error, outcome.text
     back = json.loads(outcome.text)
     assert back["big"] == "-9223372036854775808"
@@ -327,7 +350,9 @@ async def test_what_protojson_refuses_is_an_error_result(
     from toolcast.grpc._convert import RequestConverter
 
     # Two members of a oneof: the schema refuses them, nothing is sent.
-    outcome = await tools["kitchen_sink"].invoke({**sink_args(), "a": "x", "b": "y"})
+    outcome = await tools["kitchen_sink"].invoke(
+        {**sink_args(), "a": "x", "b": "y"}, aliases=RAW_IDS
+    )
     assert outcome.is_error
     assert "Argument 'a' must not" in outcome.text or "must not" in outcome.text
     # A strict tool's schema has no `not` (strict grammars lack it): the executor's

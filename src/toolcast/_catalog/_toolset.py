@@ -21,6 +21,7 @@ from toolcast._context import ToolContext
 from toolcast._outcome import ToolOutcome, refused_call
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast._tool import Tool
+from toolcast.aliases._required import RawIds
 from toolcast.aliases._session import AliasSession
 from toolcast.errors import CatalogError
 
@@ -292,7 +293,7 @@ class ToolSet:
         context: ToolContext | None = None,
         call_id: str | None = None,
         null_means_default: bool | None = None,
-        aliases: AliasSession | None = None,
+        aliases: AliasSession | RawIds | None = None,
         offered: Sequence[Tool] | None = None,
     ) -> ToolOutcome:
         """Resolve `call.name` in this set and run it (the options of `Tool.invoke`).
@@ -329,7 +330,7 @@ class ToolSet:
         context: ToolContext | None = None,
         call_id: str | None = None,
         null_means_default: bool | None = None,
-        aliases: AliasSession | None = None,
+        aliases: AliasSession | RawIds | None = None,
         offered: Sequence[Tool] | None = None,
     ) -> ToolOutcome:
         """`invoke` for synchronous hosts."""

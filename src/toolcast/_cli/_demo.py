@@ -22,6 +22,7 @@ from toolcast._catalog._catalog import ToolSet, UnknownToolError
 from toolcast._cli._layout import Style, compact_json
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall
+from toolcast.aliases import RAW_IDS
 
 __all__ = ("Turn", "load_conversation", "play", "run_demo")
 
@@ -80,7 +81,8 @@ async def _run(toolset: ToolSet, call: ToolCall, provider: ModuleType) -> tuple[
     # provider says how its calls must be invoked.
     invoke_options = getattr(provider, "invoke_options", None)
     options = invoke_options(call) if invoke_options is not None else {}
-    return True, await tool.invoke(call.arguments, call_id=call.id, **options)
+    # A replay of recorded responses: the ids are the recording's own, sent as they are.
+    return True, await tool.invoke(call.arguments, call_id=call.id, aliases=RAW_IDS, **options)
 
 
 async def play(

@@ -32,6 +32,7 @@ from toolcast._define._decorator import options_of
 from toolcast._frozen import thaw
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast._tool import Tool
+from toolcast.aliases import RAW_IDS
 from toolcast.errors import ToolcastError
 
 # Style, compact_json and use_color live in _layout; the demo imports them from here.
@@ -373,14 +374,12 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
     tool = loaded.find(args.tool)
     if tool is None:
         names = ", ".join(e.tool.name for e in loaded.entries)
-        msg = (
-            f"{args.target} has no tool named {args.tool!r}. Tools: {names}. "
-            f"See them all with `toolcast inspect {args.target}`."
-        )
-        raise _Usage(msg)
+        see = f"See them all with `toolcast inspect {args.target}`."
+        raise _Usage(f"{args.target} has no tool named {args.tool!r}. Tools: {names}. {see}")
     arguments = _read_arguments(args.arguments, sys.stdin)
     call = ToolCall(id=args.call_id, name=args.tool, arguments=arguments)
-    outcome = asyncio.run(tool.invoke(arguments, call_id=call.id))
+    # The person at the terminal types and reads the UUIDs: no aliases (RAW_IDS).
+    outcome = asyncio.run(tool.invoke(arguments, call_id=call.id, aliases=RAW_IDS))
     if args.provider is None or args.json:
         _person.write_result(out, outcome, as_json=args.json, indent=_isatty(out))
     else:

@@ -18,6 +18,8 @@ from typing import Any
 from toolcast._context import LOG_LEVELS, ToolContext
 from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall
+from toolcast._tool import Tool
+from toolcast.aliases import RAW_IDS
 
 __all__ = ("APPROVAL_SCHEMA", "INSTALL_HINT", "approved_run")
 
@@ -70,7 +72,9 @@ async def _decide(
         validate = getattr(tool, "validate_call", None)
         if not checked:
             checked.append(
-                {} if validate is None else await validate(call.arguments, aliases=session.aliases)
+                {}
+                if validate is None
+                else await validate(call.arguments, aliases=session.aliases or RAW_IDS)
             )
         return checked[0]
 
@@ -213,8 +217,10 @@ async def _run(ctx: Any, tool: Any, call: ToolCall, session: Any, base: ToolCont
     )
     try:
         if session.aliases is None:
+            # A list mixing other invokers has no session: raw ids, as before `RAW_IDS`.
+            raw = {"aliases": RAW_IDS} if isinstance(tool, Tool) else {}
             outcome: ToolOutcome = await tool.invoke(
-                call.arguments, context=context, call_id=call.id
+                call.arguments, context=context, call_id=call.id, **raw
             )
         else:
             outcome = await tool.invoke(

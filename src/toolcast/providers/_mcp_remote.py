@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from toolcast._content import TextPart, ToolResult
 from toolcast._tool import Tool
+from toolcast.aliases._declare import has_marks, strip_marks
 from toolcast.errors import DefinitionProblem, ToolcastError, ToolDefinitionError, ToolError
 from toolcast.providers._mcp_blocks import part_of
 
@@ -152,6 +153,12 @@ class RemoteTools(Sequence[Tool]):
             problem = DefinitionProblem("root-not-object", "", "the input schema is not an object.")
             raise ToolDefinitionError(name, [problem])
         schema.setdefault("type", "object")
+        # A toolcast server's `x-toolcast-alias` marks are its own: it aliases the ids
+        # already, so the imported tool sends and returns its `link-1`s as they are.
+        if has_marks(schema):
+            schema = strip_marks(schema)
+        if output is not None and has_marks(output):
+            output = strip_marks(output)
         session, timeout = self._session, self._timeout
 
         async def call_remote(arguments: dict[str, Any], context: ToolContext) -> Any:

@@ -22,6 +22,7 @@ from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast._tool import Tool
 from toolcast.aliases._declare import has_marks
+from toolcast.aliases._required import RawIds, unaliased_message
 from toolcast.aliases._session import AliasSession
 from toolcast.loop._model import Message, Model, ModelRequest, ModelTurn
 from toolcast.policy._decision import Decision
@@ -102,7 +103,7 @@ class ActivityTools(ToolSet):
         context: ToolContext | None = None,
         call_id: str | None = None,
         null_means_default: bool | None = None,
-        aliases: AliasSession | None = None,
+        aliases: AliasSession | RawIds | None = None,
         offered: Sequence[Tool] | None = None,
     ) -> ToolOutcome:
         tool = self.get(call.name)
@@ -112,7 +113,9 @@ class ActivityTools(ToolSet):
             return self.unknown_tool(call.name, call_id=call.id, offered=offered)
         state = self._state
         spec = tool.spec
-        if aliases is not None and _uses_aliases(spec):
+        if aliases is None and _uses_aliases(spec):
+            raise TypeError(unaliased_message(spec))
+        if isinstance(aliases, AliasSession) and _uses_aliases(spec):
             # Calls that may allocate aliases run one at a time, so two never hand
             # out the same `link-N`.
             async with state.alias_lock:

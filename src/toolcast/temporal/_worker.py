@@ -24,6 +24,7 @@ from toolcast._catalog._catalog import Catalog
 from toolcast._catalog._toolset import ToolSet
 from toolcast._context import ToolContext
 from toolcast._spec import ToolCall, ToolSpec
+from toolcast.aliases._required import RAW_IDS
 from toolcast.aliases._session import AliasSession
 from toolcast.loop._events import EventHook
 from toolcast.loop._model import Model, ModelRequest
@@ -148,6 +149,8 @@ class Runtime:
         """One tool call, heartbeating (with the tool's last progress report) while it runs."""
         call = ToolCall(data["id"], data["name"], data["arguments"], unjsonable(data["provider"]))
         session = AliasSession.from_json(data["aliases"]) if data.get("aliases") else None
+        # No session: the workflow sent none (a tool without marks, or RAW_IDS).
+        aliases = RAW_IDS if session is None else session
         progress: list[Any] = []
 
         def report(done: float, total: float | None, message: str | None) -> None:
@@ -161,7 +164,7 @@ class Runtime:
         context = ToolContext(state=base.state, clock=base.clock, progress_hook=report)
         beat = asyncio.create_task(_heartbeat(self.heartbeat_timeout, progress))
         try:
-            outcome = await self.tools.invoke(call, context=context, aliases=session)
+            outcome = await self.tools.invoke(call, context=context, aliases=aliases)
         finally:
             beat.cancel()
         return {
@@ -178,11 +181,13 @@ class Runtime:
             return None
         call = ToolCall(data["id"], data["name"], data["arguments"], unjsonable(data["provider"]))
         session = AliasSession.from_json(data["aliases"]) if data.get("aliases") else None
+        # No session: the workflow sent none (a tool without marks, or RAW_IDS).
+        aliases = RAW_IDS if session is None else session
         try:
             arguments = await tool.validate_call(
                 call.arguments,
                 null_means_default=bool(call.provider_data.get("null_means_default")),
-                aliases=session,
+                aliases=aliases,
             )
         except ValueError as exc:
             return ["failed", f"Tool policy evaluation failed: {exc}"[:300]]
