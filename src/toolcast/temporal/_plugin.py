@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import temporalio.client
 import temporalio.worker
@@ -27,6 +27,9 @@ from toolcast.loop._model import Model
 from toolcast.policy._policy import Policy
 from toolcast.temporal._worker import ModelFactory, Runtime, as_tool_set, register_runtime
 from toolcast.temporal._workflow import WORKFLOW, ToolcastRun
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import TracerProvider
 
 __all__ = ("ToolcastPlugin",)
 
@@ -65,6 +68,7 @@ class ToolcastPlugin(temporalio.client.Plugin, temporalio.worker.Plugin):
         tool_retry: RetryPolicy | None = None,
         heartbeat_timeout: timedelta = timedelta(seconds=20),
         evaluator_timeout: timedelta = timedelta(seconds=60),
+        tracing: bool | TracerProvider = False,
     ) -> None:
         """Give a worker what its runs use.
 
@@ -84,7 +88,14 @@ class ToolcastPlugin(temporalio.client.Plugin, temporalio.worker.Plugin):
             heartbeat_timeout: A tool call whose worker sends no heartbeat for this
                 long is taken as lost.
             evaluator_timeout: Start-to-close timeout of one evaluator question.
+            tracing: Add Temporal's OpenTelemetry `TracingInterceptor` to the client
+                (and so to the workers built from it) or to the worker, once, so the
+                `execute_tool` spans the tool activities open are children of
+                Temporal's `RunActivity` spans, in the trace of the client's
+                `start_run`. True: the global tracer provider; a `TracerProvider`:
+                that one, for Temporal's spans and toolcast's. Needs `opentelemetry-api`.
         """
+        self.tracing = tracing
         self.runtime = Runtime(
             tools=as_tool_set(tools),
             models=dict(models or {}),
@@ -95,6 +106,7 @@ class ToolcastPlugin(temporalio.client.Plugin, temporalio.worker.Plugin):
             tool_timeout=tool_timeout,
             heartbeat_timeout=heartbeat_timeout,
             evaluator_timeout=evaluator_timeout,
+            tracer=_toolcast_tracer(tracing),
         )
         if model_retry is not None:
             self.runtime.model_retry = model_retry
@@ -110,7 +122,11 @@ class ToolcastPlugin(temporalio.client.Plugin, temporalio.worker.Plugin):
     def configure_client(
         self, config: temporalio.client.ClientConfig
     ) -> temporalio.client.ClientConfig:
-        """Nothing to change: toolcast's payloads are plain JSON."""
+        """Add the tracing interceptor when asked; toolcast's payloads are plain JSON."""
+        if self.tracing is not False:
+            interceptors = list(config.get("interceptors") or ())
+            if not _has_tracing(interceptors):
+                config["interceptors"] = [*interceptors, _interceptor(self.tracing)]
         return config
 
     async def connect_service_client(
@@ -132,6 +148,12 @@ class ToolcastPlugin(temporalio.client.Plugin, temporalio.worker.Plugin):
         config["workflows"] = _with_workflow(config.get("workflows"))
         activities = list(config.get("activities") or ())
         config["activities"] = [*activities, *self.runtime.activities()]
+        if self.tracing is not False:
+            client = config.get("client")
+            inherited = list(client.config()["interceptors"]) if client is not None else []
+            interceptors = list(config.get("interceptors") or ())
+            if not _has_tracing([*inherited, *interceptors]):
+                config["interceptors"] = [*interceptors, _interceptor(self.tracing)]
         return config
 
     async def run_worker(
@@ -178,6 +200,33 @@ class _ClientPlugin(ToolcastPlugin):
     ) -> temporalio.worker.ReplayerConfig:
         """Nothing to register."""
         return config
+
+
+def _toolcast_tracer(tracing: Any) -> Any:
+    """The tracer of toolcast's spans on the worker: the given provider's, else None.
+
+    None means the global provider's, looked up when a tool runs, as `toolcast.run` does.
+    """
+    if tracing is True or tracing is False:
+        return None
+    return tracing.get_tracer("toolcast")
+
+
+def _interceptor(tracing: Any) -> Any:
+    try:
+        from temporalio.contrib.opentelemetry import TracingInterceptor
+    except ImportError:  # pragma: no cover - the test extra installs it
+        msg = "ToolcastPlugin(tracing=...) needs opentelemetry-api: pip install 'toolcast[otel]'"
+        raise ImportError(msg) from None
+    if tracing is True:
+        return TracingInterceptor()
+    return TracingInterceptor(tracing.get_tracer("temporalio.contrib.opentelemetry"))
+
+
+def _has_tracing(interceptors: list[Any]) -> bool:
+    """A `TracingInterceptor` (or Temporal's newer `OpenTelemetryInterceptor`) is there."""
+    names = {"TracingInterceptor", "OpenTelemetryInterceptor"}
+    return any(c.__name__ in names for i in interceptors for c in type(i).__mro__)
 
 
 def _with_workflow(workflows: Any) -> list[type]:

@@ -89,6 +89,7 @@ class ActivityTools(ToolSet):
     """The worker's `ToolSet`, whose `invoke` runs each call as an activity."""
 
     __slots__ = ("_state",)
+    _traced_elsewhere = True  # the tool activity opens the `execute_tool` span, not workflow code
 
     def __init__(self, base: ToolSet, state: RunState) -> None:
         # Same tools, same toolboxes: copy the selected set's fields, do not select again.

@@ -26,7 +26,7 @@ from toolcast._context import ToolContext
 from toolcast._spec import ToolCall, ToolSpec
 from toolcast.aliases._required import RAW_IDS
 from toolcast.aliases._session import AliasSession
-from toolcast.loop._events import EventHook
+from toolcast.loop._events import EventHook, tool_span, tracer
 from toolcast.loop._model import Model, ModelRequest
 from toolcast.policy._policy import Policy, call_evaluator
 from toolcast.temporal._codec import encode_outcome, encode_turn, unjsonable
@@ -69,6 +69,8 @@ class Runtime:
     tool_retry: RetryPolicy = field(default_factory=lambda: RetryPolicy(maximum_attempts=5))
     heartbeat_timeout: timedelta = timedelta(seconds=20)
     evaluator_timeout: timedelta = timedelta(seconds=60)
+    tracer: Any = None
+    """The tracer of the `execute_tool` spans; None: the global provider's, if any."""
     _built: dict[str, Model] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -163,8 +165,15 @@ class Runtime:
         base = self.context or ToolContext()
         context = ToolContext(state=base.state, clock=base.clock, progress_hook=report)
         beat = asyncio.create_task(_heartbeat(self.heartbeat_timeout, progress))
+        # The `execute_tool` span `toolcast.run` opens, here on the worker: inside
+        # Temporal's `RunActivity` span when its TracingInterceptor is configured.
+        traced = self.tracer if self.tracer is not None else tracer()
+        spec = tool.spec if traced is not None and (tool := self.tools.get(call.name)) else None
         try:
-            outcome = await self.tools.invoke(call, context=context, aliases=aliases)
+            with tool_span(traced, spec, call.name, call.id) as span:
+                outcome = await self.tools.invoke(call, context=context, aliases=aliases)
+                if span is not None:
+                    span.record(outcome)
         finally:
             beat.cancel()
         return {
