@@ -218,8 +218,7 @@ class _Run:
         self.retry_budget = retry_budget
         self.semaphore = asyncio.Semaphore(max_concurrency)
         self.lock = asyncio.Lock()
-        # A tool set that opens its spans where the tool runs (toolcast.temporal's, in
-        # the activity) gets none here: workflow code makes no spans.
+        # toolcast.temporal's tool set opens its spans in the activity, not here.
         self.tracer = None if getattr(tools, "_traced_elsewhere", False) else tracer()
         self.rounds = 0
         self.usage = Usage()
