@@ -229,7 +229,6 @@ class _Run:
         self.aliases = self.conv.aliases
 
     # -- plumbing -------------------------------------------------------------------
-
     async def emit(self, event: LoopEvent) -> None:
         assert self.on_event is not None
         made = self.on_event(event)
