@@ -7,7 +7,9 @@ runs), `FastMCP` (`run(transport="http")`) and the bare MCP SDK low-level
 drives each in turn, rounds interleaved so load drifts hit all three alike:
 one client making calls back to back, then 8 clients at once. Every client
 speaks the handshake era (`mode="legacy"`), the one toolcast serves, so the
-three run the same protocol. The tool adds two integers and runs inline on
+three run the same protocol and give the same answer (text plus `structuredContent`
+against the tool's `outputSchema`, which the client validates, as toolcast and
+FastMCP do for an `-> int` tool). The tool adds two integers and runs inline on
 every server (toolcast: `blocking=False`; FastMCP: `run_in_thread=False`; the
 bare SDK's handler calls it directly); each call's latency
 is timed, and calls per second is calls / wall time. The client shares the
@@ -83,16 +85,27 @@ def _serve_sdk(port: int) -> None:
         "required": ["a", "b"],
     }
 
+    # The same answer toolcast and FastMCP give an `-> int` tool: text plus
+    # `structuredContent` against an `outputSchema`, which the client validates.
+    output = {
+        "type": "object",
+        "properties": {"result": {"type": "integer"}},
+        "required": ["result"],
+        "additionalProperties": False,
+    }
+    listed = mcp_types.Tool(
+        name="add", description="Add two integers.", input_schema=schema, output_schema=output
+    )
+
     async def list_tools(ctx: Any, params: Any) -> mcp_types.ListToolsResult:
-        return mcp_types.ListToolsResult(
-            tools=[mcp_types.Tool(name="add", description="Add two integers.", input_schema=schema)]
-        )
+        return mcp_types.ListToolsResult(tools=[listed])
 
     async def call_tool(ctx: Any, params: Any) -> mcp_types.CallToolResult:
         args = params.arguments or {}
         total = int(args["a"]) + int(args["b"])
         return mcp_types.CallToolResult(
-            content=[mcp_types.TextContent(type="text", text=str(total))]
+            content=[mcp_types.TextContent(type="text", text=str(total))],
+            structured_content={"result": total},
         )
 
     server = Server("bench", on_list_tools=list_tools, on_call_tool=call_tool)
