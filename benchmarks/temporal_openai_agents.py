@@ -145,9 +145,7 @@ def main(argv: list[str]) -> int:
     address = argv[argv.index("--address") + 1]
     runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 20
     ms = asyncio.run(per_round(address, runs))
-    versions = {
-        p: version(p) for p in ("temporalio", "temporalio-openai-agents", "openai-agents")
-    }
+    versions = {p: version(p) for p in ("temporalio", "temporalio-openai-agents", "openai-agents")}
     print(json.dumps({"peer_ms": ms, "runs": runs, "versions": versions}), flush=True)
     return 0
 
