@@ -48,7 +48,30 @@ def figures(results: Mapping[str, Any], quick: bool) -> list[Figure]:
     if run.get("status") != "ok":
         return []
     label = "Temporal, per round with 3 calls (x a hand-written workflow, same activities, wall)"
-    return [Figure(label, run["ratio"], TARGET)]
+    out = [Figure(label, run["ratio"], TARGET)]
+    if run.get("peer_status") == "ok":
+        label = "Temporal, per round with 3 calls (x temporalio.contrib.openai_agents, wall)"
+        out.append(Figure(label, run["toolcast_ms"] / run["peer_ms"], None))
+    return out
+
+
+def _peer_row(run: Mapping[str, Any]) -> str:
+    name = "`temporalio.contrib.openai_agents`"
+    if run.get("peer_status") != "ok":
+        why = run.get("peer_status", "not measured: run python -m benchmarks.peer_venvs")
+        return f"| {name} | {why} |"
+    v = run["peer_versions"]
+    return (
+        f"| {name} (temporalio-openai-agents {v['temporalio-openai-agents']}, "
+        f"openai-agents {v['openai-agents']}, its own process and venv) | {run['peer_ms']:.1f} |"
+    )
+
+
+def _peer_ratio(run: Mapping[str, Any]) -> str:
+    if run.get("peer_status") != "ok":
+        return ""
+    ratio = run["toolcast_ms"] / run["peer_ms"]
+    return f"; toolcast / `temporalio.contrib.openai_agents`: {ratio:.2f}x"
 
 
 def render(results: Mapping[str, Any], quick: bool) -> str:
@@ -68,8 +91,13 @@ def render(results: Mapping[str, Any], quick: bool) -> str:
         "|---|---:|",
         f"| `toolcast.temporal` | {run['toolcast_ms']:.1f} |",
         f"| hand-written workflow | {run['floor_ms']:.1f} |",
+        _peer_row(run),
         "",
-        f"Ratio: {run['ratio']:.2f}x (aim ≤ {TARGET:g}x). Throughput: "
+        "The peer runs the same 3 calls for 3 rounds with a scripted Agents SDK model "
+        "and its tools as activities (`activity_as_tool`), against the same dev server "
+        "after toolcast's runs (`benchmarks/temporal_openai_agents.py`).",
+        "",
+        f"Ratio: {run['ratio']:.2f}x (aim ≤ {TARGET:g}x){_peer_ratio(run)}. Throughput: "
         f"{run['runs_per_s']:.1f} runs per second for {run['conversations']:.0f} "
         "concurrent conversations of 3 rounds on two workers.",
     ]

@@ -13,19 +13,27 @@ temporary directory) and measures, with in-process workers:
 - `throughput`: runs per second for 50 concurrent conversations (3 rounds each)
   on two workers polling one task queue.
 
-`temporalio.contrib.openai_agents` is not measured: in temporalio 1.35 it is a
-shim over the separate `temporalio-openai-agents` package, whose 1.1.0 requires
-`openai-agents` 0.22.x, and the project pins 0.24.0.
+- `peer`: the same rounds (same 3 calls, same 3 rounds, a scripted model) on
+  `temporalio.contrib.openai_agents`, by `benchmarks/temporal_openai_agents.py`
+  against the same dev server, in its own process and venv: in temporalio 1.35
+  it is a shim over the separate `temporalio-openai-agents` package, whose 1.1.0
+  requires `openai-agents` 0.22.x, and the project pins 0.24.0. The venv is
+  `benchmarks/.venvs/temporal-openai-agents/` (`python -m benchmarks.peer_venvs`);
+  without it the peer is "not measured". Its runs come after toolcast's (another
+  process: not interleaved), median of as many.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import statistics
+import subprocess
 import sys
 import time
 import uuid
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from temporalio import workflow
@@ -39,6 +47,8 @@ from toolcast.testing import ScriptedModel, call
 
 ROUNDS = 3
 TARGET = 1.2
+PEER = Path(__file__).resolve().parent / ".venvs" / "temporal-openai-agents" / "bin" / "python"
+"""The peer venv's interpreter (`python -m benchmarks.peer_venvs` creates it)."""
 
 
 @tool
@@ -171,16 +181,42 @@ async def throughput(client: Client, second: Client, conversations: int) -> floa
         return conversations / (time.perf_counter() - start)
 
 
-async def measure(quick: bool) -> dict[str, float]:
-    """Start the dev server, measure per-round cost and throughput, stop it."""
+async def peer(address: str, runs: int) -> dict[str, Any]:
+    """`benchmarks/temporal_openai_agents.py` in the peer venv, on the server at `address`."""
+    if not PEER.exists():
+        return {"peer_status": "not measured: run python -m benchmarks.peer_venvs"}
+    script = Path(__file__).resolve().parent / "temporal_openai_agents.py"
+    command = [str(PEER), str(script), "--address", address, "--runs", str(runs)]
+    try:
+        done = await asyncio.to_thread(
+            subprocess.run, command, capture_output=True, text=True, timeout=600, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return {"peer_status": "failed: timed out after 600 s"}
+    for line in reversed(done.stdout.splitlines()):
+        if line.startswith("{"):
+            made = json.loads(line)
+            return {
+                "peer_status": "ok",
+                "peer_ms": made["peer_ms"],
+                "peer_versions": made["versions"],
+            }
+    tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return {"peer_status": f"failed: {tail[:200]}"}
+
+
+async def measure(quick: bool) -> dict[str, Any]:
+    """Start the dev server, measure per-round cost, the peer and throughput, stop it."""
     from tests.temporal.server import temporal_server
 
+    runs = 5 if quick else 20
     with temporal_server() as server:
         client = await Client.connect(server.address, plugins=[tt.ToolcastPlugin()])
-        rounds = await per_round(client, 5 if quick else 20)
+        rounds = await per_round(client, runs)
+        other = await peer(server.address, runs)
         second = await Client.connect(server.address)
         rate = await throughput(client, second, 10 if quick else 50)
-    return {**rounds, "runs_per_s": rate, "conversations": 10 if quick else 50}
+    return {**rounds, **other, "runs_per_s": rate, "conversations": 10 if quick else 50}
 
 
 async def main(quick: bool) -> None:
@@ -190,6 +226,13 @@ async def main(quick: bool) -> None:
         f"round (3 calls): toolcast {rounds['toolcast_ms']:.1f} ms, hand-written "
         f"{rounds['floor_ms']:.1f} ms, {rounds['ratio']:.2f}x (aim <= {TARGET}x)"
     )
+    if figures["peer_status"] == "ok":
+        print(
+            f"round (3 calls): temporalio.contrib.openai_agents {figures['peer_ms']:.1f} ms, "
+            f"toolcast / it {rounds['toolcast_ms'] / figures['peer_ms']:.2f}x"
+        )
+    else:
+        print(f"temporalio.contrib.openai_agents: {figures['peer_status']}")
     print(
         f"throughput: {rate:.1f} runs/s, 50 concurrent conversations of {ROUNDS} rounds, 2 workers"
     )
