@@ -63,6 +63,8 @@ class ToolSpec:
     """Seconds before the call is abandoned with a timeout result."""
     idempotent: bool = False
     """Running it again with the same arguments has no further effect (Temporal may retry it)."""
+    long_running: bool = False
+    """Takes long enough that an MCP server runs it as a task a client polls (docs/mcp.md)."""
     strict: bool = True
     """Ask providers for strict (schema-constrained) decoding where they offer it."""
     envelope: bool = False

@@ -165,6 +165,35 @@ def test_streaming_elicitation() -> str:
     return "Streaming complete"
 
 
+# The Tasks extension's fixtures (SEP-2663 scenarios). `slow_compute`, `failing_job`
+# and `confirm_delete` run as tasks for clients that declare the extension:
+# `long_running=True`, and test_conformance serves `--task failing_job=required`.
+@tool
+def greet(name: str) -> str:
+    """Sync-only greeting."""
+    return f"Hello, {name}!"
+
+
+@tool(long_running=True)
+async def slow_compute(seconds: float, label: str = "") -> str:
+    """Sleeps `seconds`, then answers (a task for clients with the Tasks extension)."""
+    await asyncio.sleep(seconds)
+    return f"Computed {label or 'result'} after {seconds:g} s"
+
+
+@tool(long_running=True)
+async def failing_job() -> str:
+    """Fails after a short while with a tool error."""
+    await asyncio.sleep(0.5)
+    raise ToolError("failing_job always fails")
+
+
+@tool(long_running=True, requires_approval=True)
+def confirm_delete(filename: str) -> str:
+    """Deletes a file once the user approves (the task waits in input_required)."""
+    return f"Deleted {filename}"
+
+
 # The suite's SEP-1613/SEP-2106 schema, hand-written: served as written (its
 # $schema, $defs, $anchor, allOf/anyOf, if/then/else and additionalProperties kept).
 json_schema_2020_12_tool = Tool.from_schema(
@@ -219,5 +248,9 @@ catalog = Catalog(
         test_streaming_elicitation,
         test_missing_capability,
         json_schema_2020_12_tool,
+        greet,
+        slow_compute,
+        failing_job,
+        confirm_delete,
     ]
 )

@@ -81,6 +81,14 @@ NOT_APPLICABLE: dict[str, dict[str, str]] = {
         # sends no elicitation (right) and answers that it cannot ask.
         "input-required-result-capability-check": _NO_ASKING,
         "input-required-result-non-tool-request": _NO_PROMPTS,
+        # Its fixture asks for a `user_name` by MRTR, then creates a task whose result
+        # must contain it. toolcast asks only approvals, and asks a task tool's
+        # approval inside the task (input_required on tasks/get), as tasks-mrtr-input
+        # checks.
+        "tasks-mrtr-composition": _NO_ASKING,
+        # The suite skips it (its only check is SKIPPED): notifications/tasks now go
+        # on the subscriptions/listen stream and its harness is being rewritten.
+        "tasks-status-notifications": "skipped by the suite, pending its harness rewrite",
         # Not scored (pending): SEP-2243 tools with x-mcp-header parameters.
         "http-custom-header-server-validation": (
             "pending in the suite; toolcast has no tools with x-mcp-header parameters"
@@ -98,29 +106,19 @@ NOT_APPLICABLE_CHECKS: dict[str, dict[str, str]] = {
             "wants requiredCapabilities.sampling; toolcast has no sampling, and names "
             "elicitation, what its approval needs"
         ),
+        # Its fixture `protocol_error_job` "panics into a protocol error". A toolcast
+        # tool that raises is a tool error (completed + isError, which
+        # sep-2663-tool-error-uses-completed-status checks); `failed` is for toolcast
+        # itself failing to finish (tests/serving/test_mcp_tasks.py provokes it).
+        "tasks-lifecycle:sep-2663-tasks-get-status-failed": (
+            "no toolcast tool can fail at the protocol level; tool errors are results"
+        ),
+        # Its fixture `multi_input` asks two elicitations at once; a toolcast call asks
+        # one thing, its approval (answered through tasks/update, which passes).
+        "tasks-mrtr-input:tasks-mrtr-partial-fulfillment": _NO_ASKING,
     },
 }
-_NO_TASKS = "the Tasks extension is not implemented (issue 28, item 3)"
-KNOWN_FAILURES: dict[str, dict[str, str]] = {
-    "2025-11-25": {},
-    "2026-07-28": {
-        **{
-            f"tasks-{name}": _NO_TASKS
-            for name in (
-                "lifecycle",
-                "capability-negotiation",
-                "wire-fields",
-                "request-state-removal",
-                "mrtr-input",
-                "request-headers",
-                "dispatch-and-envelope",
-                "required-task-error",
-                "mrtr-composition",
-                "status-notifications",  # emits no check at all without Tasks
-            )
-        },
-    },
-}
+KNOWN_FAILURES: dict[str, dict[str, str]] = {"2025-11-25": {}, "2026-07-28": {}}
 
 COUNTS: dict[str, dict[str, int]] = {}
 
@@ -138,7 +136,7 @@ def installed() -> None:
 
 @pytest.fixture(scope="module")
 def server(installed: None) -> Iterator[HttpServer]:
-    served = start_http(target="conformance_tools:catalog")
+    served = start_http("--task", "failing_job=required", target="conformance_tools:catalog")
     try:
         yield served
     finally:

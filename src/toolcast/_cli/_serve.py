@@ -98,6 +98,16 @@ def add_parser(commands: Any, target_help: str) -> None:
         "env TOOLCAST_MCP_STATE_KEY_FILE",
     )
     serve.add_argument(
+        "--task",
+        action="append",
+        type=_task,
+        default=[],
+        metavar="NAME[=required|off]",
+        help="run the tool NAME as a task for 2026-07-28 clients with the Tasks extension "
+        "(repeatable; =required refuses clients without it; long_running tools are tasks "
+        "already, =off makes one a plain call)",
+    )
+    serve.add_argument(
         "--max-sessions",
         type=int,
         default=10_000,
@@ -147,6 +157,7 @@ def run(args: argparse.Namespace, load: Callable[..., Any], usage: type[Exceptio
         "handle_signals": True,
         "redis_url": args.redis,
         "state_keys": _keys(args.state_key_file, usage),
+        "tasks": dict(args.task),
     }
     summary = _summary(tools, args.toolboxes)
     if args.http:
@@ -181,6 +192,15 @@ def _summary(tools: Any, toolboxes: bool) -> str:
     if boxes:
         text += f" (toolboxes: {', '.join(boxes)})"
     return text
+
+
+def _task(text: str) -> tuple[str, str]:
+    name, _, support = text.partition("=")
+    support = support or "optional"
+    if not name or support not in ("optional", "required", "off"):
+        msg = f"{text!r}: give NAME, NAME=required or NAME=off"
+        raise argparse.ArgumentTypeError(msg)
+    return name, support
 
 
 def _keys(path: str | None, usage: type[Exception]) -> list[bytes] | None:

@@ -61,6 +61,8 @@ class ToolOptions:
     timeout: float | None = None
     idempotent: bool = False
     """Running it twice with the same arguments does no more than once (Temporal may retry it)."""
+    long_running: bool = False
+    """MCP servers run it as a task (2026-07-28 Tasks extension) for clients that poll."""
     strict: bool = True
     envelope: bool | None = None
     """None: wrap results when the result type carries descriptions (docs/invoking.md)."""
@@ -125,6 +127,7 @@ def tool(
     blocking: bool = True,
     timeout: float | None = None,
     idempotent: bool = False,
+    long_running: bool = False,
     strict: bool = True,
     envelope: bool | None = None,
     register: bool = True,
@@ -191,6 +194,7 @@ def spec_of(
         blocking=options.blocking and not is_async,
         timeout=options.timeout,
         idempotent=options.idempotent,
+        long_running=options.long_running,
         strict=options.strict,
         envelope=bool(options.envelope),
         is_async=is_async,

@@ -21,7 +21,14 @@ from toolcast._spec import ToolCall
 from toolcast._tool import Tool
 from toolcast.aliases import RAW_IDS
 
-__all__ = ("APPROVAL_SCHEMA", "INSTALL_HINT", "approved_run")
+__all__ = (
+    "APPROVAL_SCHEMA",
+    "INSTALL_HINT",
+    "approved_run",
+    "decide_call",
+    "invoke_call",
+    "question",
+)
 
 INSTALL_HINT = "The MCP server needs the MCP SDK: pip install 'toolcast[mcp]'"
 
@@ -43,7 +50,7 @@ async def approved_run(
 
     Returns the `ToolOutcome`, or (2026-07-28) the `InputRequiredResult` that asks.
     """
-    decided = await _decide(policy, tool, call, session)
+    decided = await decide_call(policy, tool, call, session)
     if isinstance(decided, ToolOutcome):
         return decided
     status, reason = decided
@@ -60,7 +67,7 @@ async def approved_run(
     return await _run(ctx, tool, call, session, base)
 
 
-async def _decide(
+async def decide_call(
     policy: Any, tool: Any, call: ToolCall, session: Any
 ) -> tuple[str, str] | ToolOutcome:
     """`(status, reason)` for the call, or the invalid-arguments outcome."""
@@ -100,7 +107,7 @@ async def _decide(
     return decision.status, reason
 
 
-def _question(call: ToolCall, reason: str) -> str:
+def question(call: ToolCall, reason: str) -> str:
     shown = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
     if len(shown) > 2000:
         shown = shown[:1999] + "…"
@@ -127,7 +134,7 @@ async def _ask(ctx: Any, call: ToolCall, reason: str) -> tuple[str, str]:
         return "denied", refused
     try:
         answer = await ctx.session.elicit_form(
-            _question(call, reason), APPROVAL_SCHEMA, related_request_id=ctx.request_id
+            question(call, reason), APPROVAL_SCHEMA, related_request_id=ctx.request_id
         )
     except (MCPError, OSError, RuntimeError) as exc:
         return "denied", f"Calling {call.name!r} needs approval and asking the user failed: {exc}"
@@ -166,13 +173,13 @@ async def _ask_in_rounds(
                 refused,
                 data=needed.model_dump(by_alias=True, mode="json", exclude_none=True),
             )
-        question = mcp_types.ElicitRequest(
+        asked = mcp_types.ElicitRequest(
             params=mcp_types.ElicitRequestFormParams(
-                message=_question(call, reason), requested_schema=APPROVAL_SCHEMA
+                message=question(call, reason), requested_schema=APPROVAL_SCHEMA
             )
         )
         return mcp_types.InputRequiredResult(
-            input_requests={APPROVAL_KEY: question}, request_state=state.approval_state()
+            input_requests={APPROVAL_KEY: asked}, request_state=state.approval_state()
         )
     nonce = state.approval_nonce(echoed)
     if nonce is None:
@@ -216,21 +223,27 @@ async def _run(ctx: Any, tool: Any, call: ToolCall, session: Any, base: ToolCont
         log_hook=forward.log,
     )
     try:
-        if session.aliases is None:
-            # A list mixing other invokers has no session: raw ids, as before `RAW_IDS`.
-            raw = {"aliases": RAW_IDS} if isinstance(tool, Tool) else {}
-            outcome: ToolOutcome = await tool.invoke(
-                call.arguments, context=context, call_id=call.id, **raw
-            )
-        else:
-            outcome = await tool.invoke(
-                call.arguments, context=context, call_id=call.id, aliases=session.aliases
-            )
+        outcome = await invoke_call(tool, call, session, context)
     except BaseException:
         forward.abandon()
         raise
     await forward.drain()
     return outcome
+
+
+async def invoke_call(tool: Any, call: ToolCall, session: Any, context: ToolContext) -> ToolOutcome:
+    """`tool.invoke` for `call` with the session's aliases (raw ids when it has none)."""
+    if session.aliases is None:
+        # A list mixing other invokers has no session: raw ids, as before `RAW_IDS`.
+        raw = {"aliases": RAW_IDS} if isinstance(tool, Tool) else {}
+        outcome: ToolOutcome = await tool.invoke(
+            call.arguments, context=context, call_id=call.id, **raw
+        )
+        return outcome
+    found: ToolOutcome = await tool.invoke(
+        call.arguments, context=context, call_id=call.id, aliases=session.aliases
+    )
+    return found
 
 
 class _Forward:

@@ -24,7 +24,7 @@ import functools
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from toolcast._catalog._catalog import Catalog, ToolSet
 from toolcast._catalog._toolset import unknown_tool_message
@@ -34,9 +34,10 @@ from toolcast._spec import ToolCall, ToolSpec
 from toolcast._tool import Tool
 from toolcast.aliases import AliasSession
 from toolcast.errors import CatalogError
-from toolcast.providers._mcp_calls import INSTALL_HINT, approved_run
+from toolcast.providers._mcp_calls import INSTALL_HINT, approved_run, decide_call, invoke_call
 from toolcast.providers._mcp_housekeeping import add_housekeeping
 from toolcast.providers._mcp_stateless import TOOLBOXES_META_KEY, StatelessState
+from toolcast.providers._mcp_tasks import ProgressHook, Tasks, add_task_methods, run_as_task
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -221,6 +222,7 @@ def build_server(
     aliases: Callable[[], Any] | None = None,
     state: StatelessState | None = None,
     list_ttl: float = 300.0,
+    tasks: Tasks | None = None,
 ) -> Server[Any]:
     """An MCP low-level `Server` running `tools` in both protocol eras.
 
@@ -265,6 +267,25 @@ def build_server(
             result = result.model_copy(update={"ttl_ms": 0, "cache_scope": "private"})
         return result
 
+    async def _as_task(
+        tasks: Tasks, ctx: Any, tool: Any, call: ToolCall, session: McpSession
+    ) -> dict[str, Any]:
+        version = negotiated(ctx)
+
+        async def decide() -> tuple[str, str] | ToolOutcome:
+            return await decide_call(policy, tool, call, session)
+
+        async def run(progress: ProgressHook) -> ToolOutcome:
+            context = ToolContext(
+                call_id=call.id, tool_name=call.name, state=base.state, progress_hook=progress
+            )
+            return await invoke_call(tool, call, session, context)
+
+        def finish(outcome: ToolOutcome) -> dict[str, Any]:
+            return wire.result(outcome, tool, version)
+
+        return await tasks.start(call, tool, decide, run, finish)
+
     async def call_tool(
         ctx: Any, params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
@@ -277,6 +298,10 @@ def build_server(
         call_id = "call" if request_id is None else str(request_id)
         arguments = params.arguments if params.arguments is not None else {}
         call = ToolCall(call_id, params.name, arguments)
+        if tasks is not None and run_as_task(tasks, ctx, tool, modern=session.stateless):
+            # A `CreateTaskResult` (an extension's `resultType`): the runner sends a
+            # mapping as it is, though the SDK's handler type names core results only.
+            return cast("mcp_types.CallToolResult", await _as_task(tasks, ctx, tool, call, session))
         outcome = await approved_run(ctx, params, tool, call, session, policy, base, shared)
         if not isinstance(outcome, ToolOutcome):
             asked: mcp_types.InputRequiredResult = outcome  # the approval round trip
@@ -309,6 +334,8 @@ def build_server(
         on_call_tool=call_tool,
     )
     add_housekeeping(server, sessions)
+    if tasks is not None:
+        add_task_methods(server, tasks)
     # Seals every outgoing `requestState`, verifies (and binds) every echoed one.
     server.middleware.append(shared.boundary)
     return server

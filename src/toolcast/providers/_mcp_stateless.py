@@ -132,6 +132,11 @@ class StatelessState:
 
             self.alias_store = MemoryAliasStore()
 
+    @property
+    def redis(self) -> Any:
+        """The async Redis client the replicas share, or None (memory)."""
+        return self._redis
+
     # ------------------------------------------------------------------ aliases
 
     def aliases(self, meta: Mapping[str, Any] | None) -> AliasSession:

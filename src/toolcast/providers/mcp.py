@@ -471,6 +471,8 @@ def create_server(
     state_keys: Sequence[bytes] | None = None,
     redis_url: str | None = None,
     list_ttl: float = 300.0,
+    tasks: Mapping[str, str] | None = None,
+    task_ttl: float = 3600.0,
 ) -> Server[Any]:
     """An MCP low-level `Server` that lists `tools` and runs them on `tools/call`.
 
@@ -505,15 +507,37 @@ def create_server(
         redis_url: A Redis shared by the replicas: the once-only record of spent
             approval states and the 2026-07-28 aliases. None keeps both in memory.
         list_ttl: Seconds a 2026-07-28 client may cache `tools/list`.
+        tasks: Tools run as tasks (2026-07-28 Tasks extension) by name: `"optional"`
+            (a task for a client that declares the extension, a plain call for
+            others), `"required"` (refused `-32021` without it) or `"off"`. Tools
+            marked `long_running=True` are `"optional"` unless named here.
+        task_ttl: Seconds a task's record (and its result) is kept.
 
     Raises:
         ImportError: the MCP SDK is not installed.
         TypeError: an item cannot be invoked.
+        ValueError: `tasks` gives a value other than optional, required or off.
         CatalogError: two tools share a name or alias.
     """
     from toolcast.providers._mcp_stateless import StatelessState, toolcast_version
+    from toolcast.providers._mcp_tasks import Tasks
+
+    chosen = dict(tasks or {})
+    wrong = sorted(k for k, v in chosen.items() if v not in ("optional", "required", "off"))
+    if wrong:
+        given = chosen[wrong[0]]
+        msg = f"tasks: {wrong[0]!r} must be 'optional', 'required' or 'off', not {given!r}."
+        raise ValueError(msg)
+
+    def support(tool: Any) -> str | None:
+        spec = tool.spec
+        given = chosen.get(spec.name)
+        if given is None:
+            return "optional" if spec.long_running else None
+        return None if given == "off" else given
 
     state = StatelessState(name, keys=state_keys, redis_url=redis_url)
+    runner = Tasks(name, support, redis=state.redis, ttl_ms=int(task_ttl * 1000))
     return build_server(
         tools,
         _server_wire(),
@@ -525,6 +549,7 @@ def create_server(
         toolboxes=toolboxes,
         state=state,
         list_ttl=list_ttl,
+        tasks=runner,
     )
 
 
