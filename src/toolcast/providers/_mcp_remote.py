@@ -377,6 +377,13 @@ async def _refresh_quietly(remote: RemoteTools) -> None:
         logger.exception("refreshing remote MCP tools after list_changed failed")
 
 
+def _with_tasks(client_options: dict[str, Any]) -> None:
+    """Declare the Tasks extension unless the caller chose the client's extensions."""
+    from toolcast.providers._mcp_task_client import TasksClient
+
+    client_options.setdefault("extensions", [TasksClient()])
+
+
 @contextlib.asynccontextmanager
 async def connect_stdio(
     command: Sequence[str],
@@ -387,8 +394,10 @@ async def connect_stdio(
 ) -> AsyncIterator[Any]:
     """Start `command` as an MCP server over stdio; yield a connected `mcp.Client`.
 
-    `client_options` go to `mcp.Client` (`elicitation_callback`, `mode`, ...).
-    The server process is stopped when the block ends.
+    `client_options` go to `mcp.Client` (`elicitation_callback`, `mode`, ...);
+    `extensions` defaults to `[TasksClient()]`, so a call the server answers with a
+    task (2026-07-28) ends as the task's result. The server process is stopped
+    when the block ends.
     """
     try:
         from mcp import Client, StdioServerParameters
@@ -400,6 +409,7 @@ async def connect_stdio(
     params = StdioServerParameters(
         command=command[0], args=list(command[1:]), env=dict(env) if env else None, cwd=cwd
     )
+    _with_tasks(client_options)
     async with _watched(
         lambda handler: Client(params, message_handler=handler, **client_options)
     ) as client:
@@ -416,6 +426,7 @@ async def connect_http(url: str, **client_options: Any) -> AsyncIterator[Any]:
         from mcp import Client
     except ImportError:
         raise ImportError(_HINT) from None
+    _with_tasks(client_options)
     async with _watched(
         lambda handler: Client(url, message_handler=handler, **client_options)
     ) as client:

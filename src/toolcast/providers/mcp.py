@@ -32,6 +32,7 @@ from toolcast.providers._mcp_remote import (
     tools_from_session,
 )
 from toolcast.providers._mcp_server import ServerWire, build_server
+from toolcast.providers._mcp_task_client import TasksClient
 from toolcast.providers._projection import (
     ConversionNote,
     Projection,
@@ -54,6 +55,7 @@ __all__ = (
     "PROTOCOL_VERSIONS",
     "RemoteToolProblem",
     "RemoteTools",
+    "TasksClient",
     "connect_http",
     "connect_stdio",
     "create_server",
