@@ -35,7 +35,14 @@ from toolcast._outcome import ToolOutcome
 from toolcast._spec import ToolCall
 from toolcast.providers._mcp_calls import APPROVAL_SCHEMA, question
 
-__all__ = ("TASKS_EXTENSION", "ProgressHook", "Tasks", "add_task_methods", "run_as_task")
+__all__ = (
+    "TASKS_EXTENSION",
+    "ProgressHook",
+    "Tasks",
+    "add_task_methods",
+    "run_as_task",
+    "task_support",
+)
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 """The extension's identifier, in capabilities and in `-32021` errors."""
@@ -413,6 +420,32 @@ def add_task_methods(server: Any, tasks: Tasks) -> None:
     server.add_request_handler("tasks/update", _UpdateParams, on_update)
     server.add_request_handler("tasks/cancel", _TaskParams, on_cancel)
     server.extensions[TASKS_EXTENSION] = {}
+
+
+def task_support(chosen: Mapping[str, str]) -> Callable[[Any], str | None]:
+    """`(tool) -> "optional" | "required" | None` from the host's choices by tool name.
+
+    Tools marked `long_running` are `"optional"` unless named; `"off"` makes one a
+    plain call.
+
+    Raises:
+        ValueError: A choice other than optional, required or off.
+    """
+    given = dict(chosen)
+    wrong = sorted(k for k, v in given.items() if v not in ("optional", "required", "off"))
+    if wrong:
+        value = given[wrong[0]]
+        msg = f"tasks: {wrong[0]!r} must be 'optional', 'required' or 'off', not {value!r}."
+        raise ValueError(msg)
+
+    def support(tool: Any) -> str | None:
+        spec = tool.spec
+        named = given.get(spec.name)
+        if named is None:
+            return "optional" if spec.long_running else None
+        return None if named == "off" else named
+
+    return support
 
 
 def run_as_task(tasks: Tasks, ctx: Any, tool: Any, *, modern: bool) -> bool:

@@ -522,23 +522,10 @@ def create_server(
         CatalogError: two tools share a name or alias.
     """
     from toolcast.providers._mcp_stateless import StatelessState, toolcast_version
-    from toolcast.providers._mcp_tasks import Tasks
-
-    chosen = dict(tasks or {})
-    wrong = sorted(k for k, v in chosen.items() if v not in ("optional", "required", "off"))
-    if wrong:
-        given = chosen[wrong[0]]
-        msg = f"tasks: {wrong[0]!r} must be 'optional', 'required' or 'off', not {given!r}."
-        raise ValueError(msg)
-
-    def support(tool: Any) -> str | None:
-        spec = tool.spec
-        given = chosen.get(spec.name)
-        if given is None:
-            return "optional" if spec.long_running else None
-        return None if given == "off" else given
+    from toolcast.providers._mcp_tasks import Tasks, task_support
 
     state = StatelessState(name, keys=state_keys, redis_url=redis_url)
+    support = task_support(tasks or {})
     runner = Tasks(name, support, redis=state.redis, ttl_ms=int(task_ttl * 1000))
     return build_server(
         tools,
