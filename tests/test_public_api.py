@@ -295,3 +295,28 @@ def test_an_idempotent_tool_is_served_to_mcp_with_idempotent_hint() -> None:
     assert "annotations" not in mcp.format_tools([Tool.from_function(search)])[0] or (
         "idempotentHint" not in mcp.format_tools([Tool.from_function(search)])[0]["annotations"]
     )
+
+
+def test_long_running_is_a_tool_option_a_spec_field_and_in_the_lock() -> None:
+    from toolcast import Catalog
+    from toolcast._lock._document import compare_locks, lock_document
+
+    @tool(long_running=True)
+    def report(quarter: str) -> str:
+        """Takes minutes."""
+        return quarter
+
+    @tool
+    def report_now(quarter: str) -> str:  # the same contract, not long-running
+        """Takes minutes."""
+        return quarter
+
+    slow = Tool.from_function(report)
+    fast = Tool.from_function(report_now, name="report")
+    assert slow.spec.long_running is True
+    assert fast.spec.long_running is False
+    schema_tool = Tool.from_schema("s", "", {"type": "object"}, lambda **_: None, long_running=True)
+    assert schema_tool.spec.long_running is True
+    changes = compare_locks(lock_document(Catalog([fast])), lock_document(Catalog([slow]))).changes
+    assert [(c.kind, c.breaking) for c in changes] == [("metadata-changed", False)]
+    assert "long_running false -> true" in changes[0].message

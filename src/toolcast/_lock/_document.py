@@ -53,6 +53,7 @@ _METADATA = (
     "blocking",
     "timeout",
     "idempotent",
+    "long_running",
     "strict",
     "envelope",
 )
