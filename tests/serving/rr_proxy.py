@@ -13,6 +13,16 @@ import asyncio
 import itertools
 
 
+def backends_of(urls: list[str]) -> list[tuple[str, int]]:
+    """`(host, port)` of each `http://host:port/path` URL."""
+    backends = []
+    for url in urls:
+        hostport = url.split("//", 1)[1].split("/", 1)[0]
+        host, port = hostport.rsplit(":", 1)
+        backends.append((host, int(port)))
+    return backends
+
+
 class RoundRobinProxy:
     def __init__(self, backends: list[tuple[str, int]]) -> None:
         self.backends = backends

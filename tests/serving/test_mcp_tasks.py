@@ -26,7 +26,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_serve_helpers import start_http
-from rr_proxy import RoundRobinProxy
+from rr_proxy import RoundRobinProxy, backends_of
 
 from services import redis_server
 from toolcast import Tool, ToolContext, ToolError, ToolOutcome, tool
@@ -290,12 +290,7 @@ def test_create_server_refuses_an_unknown_task_mode() -> None:
 async def _through_proxy(
     replicas: list[Any], body: Callable[[str, RoundRobinProxy], Awaitable[None]]
 ) -> None:
-    backends = []
-    for replica in replicas:
-        hostport = replica.url.split("//", 1)[1].split("/", 1)[0]
-        host, port = hostport.rsplit(":", 1)
-        backends.append((host, int(port)))
-    async with RoundRobinProxy(backends) as proxy:
+    async with RoundRobinProxy(backends_of([r.url for r in replicas])) as proxy:
         await body(f"http://127.0.0.1:{proxy.port}/mcp", proxy)
 
 

@@ -17,7 +17,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_serve_helpers import Answer, start_http
-from rr_proxy import RoundRobinProxy
+from rr_proxy import RoundRobinProxy, backends_of
 
 from services import redis_server
 from toolcast.providers._mcp_stateless import APPROVAL_KEY, TOOLBOXES_META_KEY
@@ -32,12 +32,7 @@ async def test_replicas_behind_round_robin_serve_one_2026_client(tmp_path: Path)
         extra = ("--redis", redis.url, "--state-key-file", str(key))
         replicas = [start_http(*extra), start_http(*extra)]
         try:
-            backends = []
-            for replica in replicas:
-                hostport = replica.url.split("//", 1)[1].split("/", 1)[0]
-                host, port = hostport.rsplit(":", 1)
-                backends.append((host, int(port)))
-            async with RoundRobinProxy(backends) as proxy:
+            async with RoundRobinProxy(backends_of([r.url for r in replicas])) as proxy:
                 await _client_session(f"http://127.0.0.1:{proxy.port}/mcp", proxy)
         finally:
             for replica in replicas:
