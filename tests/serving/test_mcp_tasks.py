@@ -327,3 +327,22 @@ async def test_replicas_share_tasks_and_tools_from_session_resolves_them(tmp_pat
     assert seen["got"]["status"] == "working"
     assert seen["after"]["status"] == "cancelled"  # asked on one replica, run on the other
     assert len(set(seen["rounds"])) == 2
+
+
+async def test_a_full_task_table_refuses_new_tasks_and_keeps_the_old(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolcast.providers import _mcp_tasks
+
+    monkeypatch.setattr(_mcp_tasks, "_MAX_TASKS", 2)
+    async with Client(_server(), extensions=[mcp.TasksClient()]) as client:
+        made = [
+            await client.session.call_tool("crunch", {"seconds": 0}, allow_claimed=True)
+            for _ in range(2)
+        ]
+        with pytest.raises(MCPError) as full:
+            await client.session.call_tool("crunch", {"seconds": 0}, allow_claimed=True)
+        kept = [await _until(client, m.model_dump(by_alias=True)["taskId"], _ended) for m in made]
+    assert full.value.error.code == mcp_types.INTERNAL_ERROR
+    assert "keeps 2 tasks already" in full.value.error.message
+    assert [k["status"] for k in kept] == ["completed", "completed"]

@@ -78,7 +78,11 @@ class _Board:
             return
         now = time.monotonic()
         if task_id not in self._records and len(self._records) >= _MAX_TASKS:
+            # Only expired records go: a task stays readable for its whole ttlMs.
             self._records = {k: v for k, v in self._records.items() if v[0] > now}
+            if len(self._records) >= _MAX_TASKS:
+                msg = f"this server keeps {len(self._records)} tasks already; try again later"
+                raise OverflowError(msg)
         self._records[task_id] = (now + self._ttl_ms / 1000, dict(record))
 
     async def load(self, task_id: str) -> dict[str, Any] | None:
@@ -200,7 +204,15 @@ class Tasks:
             "ttlMs": self.ttl_ms,
             "pollIntervalMs": self.poll_ms,
         }
-        await self._board.save(record)
+        try:
+            await self._board.save(record)
+        except Exception as exc:  # memory full, or the shared store did not answer
+            import mcp.types as mcp_types
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(
+                mcp_types.INTERNAL_ERROR, f"The task for {call.name!r} was not created: {exc}"
+            ) from None
         task_id = record["taskId"]
         self._board.changed[task_id] = asyncio.Event()
         worker = asyncio.ensure_future(self._work(record, call, decide, run, finish))
