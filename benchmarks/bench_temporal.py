@@ -74,6 +74,21 @@ def _peer_ratio(run: Mapping[str, Any]) -> str:
     return f"; toolcast / `temporalio.contrib.openai_agents`: {ratio:.2f}x"
 
 
+def _history(run: Mapping[str, Any]) -> list[str]:
+    """What one 3-round run costs Temporal: its history, per workload."""
+    rows = [
+        f"{name} {h['events']} events, {h['workflow_tasks']} workflow tasks, "
+        f"{h['activities']} activities"
+        for name, h in run.get("history", {}).items()
+    ]
+    if not rows:
+        return []
+    return [
+        "History of one 3-round run (4 model turns, 9 tool calls): " + "; ".join(rows) + ".",
+        "",
+    ]
+
+
 def render(results: Mapping[str, Any], quick: bool) -> str:
     """Markdown for docs/benchmarks.md."""
     del quick
@@ -94,9 +109,10 @@ def render(results: Mapping[str, Any], quick: bool) -> str:
         _peer_row(run),
         "",
         "The peer runs the same 3 calls for 3 rounds with a scripted Agents SDK model "
-        "and its tools as activities (`activity_as_tool`), against the same dev server "
-        "after toolcast's runs (`benchmarks/temporal_openai_agents.py`).",
+        "and its tools as activities (`activity_as_tool`), against the same dev server, "
+        "its runs interleaved with toolcast's (`benchmarks/temporal_openai_agents.py`).",
         "",
+        *_history(run),
         f"Ratio: {run['ratio']:.2f}x (aim ≤ {TARGET:g}x){_peer_ratio(run)}. Throughput: "
         f"{run['runs_per_s']:.1f} runs per second for {run['conversations']:.0f} "
         "concurrent conversations of 3 rounds on two workers.",

@@ -14,6 +14,11 @@ the workload's 3 calls a round — `add(a=1, b=2)`, `mul(a=3, b=4)`, `neg(a=5)` 
 one model turn, then 3 tool calls (the Agents SDK runs them at once). Prints JSON:
 the median wall ms per round over `--runs` runs, and the versions.
 
+With `--serve` it runs one conversation per `run` line on stdin and answers each
+with a JSON line (its wall ms per round), after a first line with the versions and
+the warm-up run's history counts: `benchmarks/temporal_workload.py` interleaves
+these runs with toolcast's, so load drift on the machine hits both alike.
+
 Imports only what the peer venv has (no toolcast, no tests).
 """
 
@@ -141,8 +146,55 @@ async def per_round(address: str, runs: int) -> float:
     return statistics.median(times) * 1e3
 
 
+def history_counts(history: Any) -> dict[str, int]:
+    """Events, workflow tasks and activities in a finished run's history."""
+    names = [type_name(e.event_type) for e in history.events]
+    return {
+        "events": len(names),
+        "workflow_tasks": names.count("WORKFLOW_TASK_COMPLETED"),
+        "activities": names.count("ACTIVITY_TASK_SCHEDULED"),
+        "local_activities": names.count("MARKER_RECORDED"),
+    }
+
+
+def type_name(event_type: int) -> str:
+    from temporalio.api.enums.v1 import EventType
+
+    return EventType.Name(event_type).removeprefix("EVENT_TYPE_")  # type: ignore[arg-type]
+
+
+async def serve(address: str) -> None:
+    """One run per `run` line on stdin, its wall ms per round as a JSON line on stdout."""
+    plugin = OpenAIAgentsPlugin(
+        model_params=ModelActivityParameters(start_to_close_timeout=TIMEOUT),
+        model_provider=Provider(),
+    )
+    client = await Client.connect(address, plugins=[plugin])
+    task_queue = f"bench-oai-{uuid.uuid4().hex[:6]}"
+    versions = {p: version(p) for p in ("temporalio", "temporalio-openai-agents", "openai-agents")}
+    async with Worker(client, task_queue=task_queue, workflows=[Peer], activities=[add, mul, neg]):
+        handle = await client.start_workflow(
+            Peer.run, "go", id=f"o-{uuid.uuid4().hex}", task_queue=task_queue
+        )
+        assert await handle.result() == "done"  # warm up
+        counts = history_counts(await handle.fetch_history())
+        print(json.dumps({"versions": versions, "history": counts}), flush=True)
+        loop = asyncio.get_running_loop()
+        while (await loop.run_in_executor(None, sys.stdin.readline)).strip() == "run":
+            start = time.perf_counter()
+            out = await client.execute_workflow(
+                Peer.run, "go", id=f"o-{uuid.uuid4().hex}", task_queue=task_queue
+            )
+            ms = (time.perf_counter() - start) / ROUNDS * 1e3
+            assert out == "done", out
+            print(json.dumps({"ms": ms}), flush=True)
+
+
 def main(argv: list[str]) -> int:
     address = argv[argv.index("--address") + 1]
+    if "--serve" in argv:
+        asyncio.run(serve(address))
+        return 0
     runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 20
     ms = asyncio.run(per_round(address, runs))
     versions = {p: version(p) for p in ("temporalio", "temporalio-openai-agents", "openai-agents")}

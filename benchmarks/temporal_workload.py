@@ -19,8 +19,11 @@ temporary directory) and measures, with in-process workers:
   it is a shim over the separate `temporalio-openai-agents` package, whose 1.1.0
   requires `openai-agents` 0.22.x, and the project pins 0.24.0. The venv is
   `benchmarks/.venvs/temporal-openai-agents/` (`python -m benchmarks.peer_venvs`);
-  without it the peer is "not measured". Its runs come after toolcast's (another
-  process: not interleaved), median of as many.
+  without it the peer is "not measured". Its worker runs in another process
+  (`--serve`), but its runs are interleaved with toolcast's and the floor's, one
+  each in turn, median of as many: run one after the other, the figures moved
+  with the load on the machine more than the three differ.
+- `history`: events, workflow tasks and activities of a warm-up run of each.
 """
 
 from __future__ import annotations
@@ -28,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import json
 import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -37,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from temporalio import workflow
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 from temporalio.worker import Worker
 
@@ -139,33 +142,131 @@ def plugin() -> tt.ToolcastPlugin:
     )
 
 
-async def one_toolcast(client: Client, task_queue: str) -> None:
+async def one_toolcast(client: Client, task_queue: str) -> str:
     handle = await tt.start_run(client, task_queue, "go", id=f"b-{uuid.uuid4().hex}")
     result = await handle.result()
     assert result.status == "done", result.status
+    return handle.id
 
 
-async def one_floor(client: Client, task_queue: str) -> None:
-    await client.execute_workflow(
-        "bench.floor", "go", id=f"f-{uuid.uuid4().hex}", task_queue=task_queue
-    )
+async def one_floor(client: Client, task_queue: str) -> str:
+    workflow_id = f"f-{uuid.uuid4().hex}"
+    await client.execute_workflow("bench.floor", "go", id=workflow_id, task_queue=task_queue)
+    return workflow_id
 
 
-async def per_round(client: Client, runs: int) -> dict[str, float]:
+async def history_counts(client: Client, workflow_id: str) -> dict[str, int]:
+    """Events, workflow tasks and activities in a finished run's history (all 3 rounds)."""
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    names = [EventType.Name(e.event_type).removeprefix("EVENT_TYPE_") for e in history.events]
+    return {
+        "events": len(names),
+        "workflow_tasks": names.count("WORKFLOW_TASK_COMPLETED"),
+        "activities": names.count("ACTIVITY_TASK_SCHEDULED"),
+        "local_activities": names.count("MARKER_RECORDED"),
+    }
+
+
+class Peer:
+    """`benchmarks/temporal_openai_agents.py --serve` in the peer venv: one run per `run()`."""
+
+    def __init__(self, process: asyncio.subprocess.Process, hello: dict[str, Any]) -> None:
+        self.process = process
+        self.versions = hello["versions"]
+        self.history = hello["history"]
+
+    @classmethod
+    async def start(cls, address: str) -> Peer | str:
+        """The peer's worker, warmed up; or why not (a status line)."""
+        if not PEER.exists():
+            return "not measured: run python -m benchmarks.peer_venvs"
+        script = Path(__file__).resolve().parent / "temporal_openai_agents.py"
+        process = await asyncio.create_subprocess_exec(
+            str(PEER),
+            str(script),
+            "--address",
+            address,
+            "--serve",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            return cls(process, await cls._line(process))
+        except (RuntimeError, TimeoutError) as exc:
+            process.kill()
+            await process.wait()
+            return f"failed: {exc}"[:200]
+
+    @staticmethod
+    async def _line(process: asyncio.subprocess.Process) -> dict[str, Any]:
+        assert process.stdout is not None
+        while True:
+            line = await asyncio.wait_for(process.stdout.readline(), 120)
+            if not line:
+                assert process.stderr is not None
+                tail = (await process.stderr.read()).decode().strip().splitlines() or ["no output"]
+                raise RuntimeError(tail[-1])
+            if line.startswith(b"{"):
+                made: dict[str, Any] = json.loads(line)
+                return made
+
+    async def run(self) -> float:
+        """One conversation; its wall ms per round as the peer timed it."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"run\n")
+        await self.process.stdin.drain()
+        return float((await self._line(self.process))["ms"])
+
+    async def stop(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            await asyncio.wait_for(self.process.wait(), 30)
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+
+
+async def per_round(client: Client, runs: int, address: str | None = None) -> dict[str, Any]:
+    """Toolcast, the floor and (with `address`) the peer, interleaved run by run."""
     task_queue = f"bench-{uuid.uuid4().hex[:6]}"
     async with Worker(client, task_queue=task_queue, plugins=[plugin()], workflows=[Floor]):
-        await one_toolcast(client, task_queue)  # warm up both
-        await one_floor(client, task_queue)
-        ours, floor = [], []
-        for _ in range(runs):  # interleaved, so load drift hits both alike
-            start = time.perf_counter()
-            await one_toolcast(client, task_queue)
-            ours.append((time.perf_counter() - start) / ROUNDS)
-            start = time.perf_counter()
-            await one_floor(client, task_queue)
-            floor.append((time.perf_counter() - start) / ROUNDS)
+        history = {  # the warm-up runs, both
+            "toolcast": await history_counts(client, await one_toolcast(client, task_queue)),
+            "floor": await history_counts(client, await one_floor(client, task_queue)),
+        }
+        peer = await Peer.start(address) if address is not None else "not measured"
+        ours, floor, theirs = [], [], []
+        try:
+            for _ in range(runs):  # interleaved, so load drift hits all alike
+                start = time.perf_counter()
+                await one_toolcast(client, task_queue)
+                ours.append((time.perf_counter() - start) / ROUNDS)
+                start = time.perf_counter()
+                await one_floor(client, task_queue)
+                floor.append((time.perf_counter() - start) / ROUNDS)
+                if isinstance(peer, Peer):
+                    theirs.append(await peer.run() / 1e3)
+        finally:
+            if isinstance(peer, Peer):
+                await peer.stop()
     ours_ms, floor_ms = statistics.median(ours) * 1e3, statistics.median(floor) * 1e3
-    return {"toolcast_ms": ours_ms, "floor_ms": floor_ms, "ratio": ours_ms / floor_ms}
+    out: dict[str, Any] = {
+        "toolcast_ms": ours_ms,
+        "floor_ms": floor_ms,
+        "ratio": ours_ms / floor_ms,
+    }
+    if isinstance(peer, Peer):
+        history["peer"] = peer.history
+        out |= {
+            "peer_status": "ok",
+            "peer_ms": statistics.median(theirs) * 1e3,
+            "peer_versions": peer.versions,
+        }
+    else:
+        out["peer_status"] = peer
+    return {**out, "history": history}
 
 
 async def throughput(client: Client, second: Client, conversations: int) -> float:
@@ -181,42 +282,17 @@ async def throughput(client: Client, second: Client, conversations: int) -> floa
         return conversations / (time.perf_counter() - start)
 
 
-async def peer(address: str, runs: int) -> dict[str, Any]:
-    """`benchmarks/temporal_openai_agents.py` in the peer venv, on the server at `address`."""
-    if not PEER.exists():
-        return {"peer_status": "not measured: run python -m benchmarks.peer_venvs"}
-    script = Path(__file__).resolve().parent / "temporal_openai_agents.py"
-    command = [str(PEER), str(script), "--address", address, "--runs", str(runs)]
-    try:
-        done = await asyncio.to_thread(
-            subprocess.run, command, capture_output=True, text=True, timeout=600, check=False
-        )
-    except subprocess.TimeoutExpired:
-        return {"peer_status": "failed: timed out after 600 s"}
-    for line in reversed(done.stdout.splitlines()):
-        if line.startswith("{"):
-            made = json.loads(line)
-            return {
-                "peer_status": "ok",
-                "peer_ms": made["peer_ms"],
-                "peer_versions": made["versions"],
-            }
-    tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-    return {"peer_status": f"failed: {tail[:200]}"}
-
-
 async def measure(quick: bool) -> dict[str, Any]:
-    """Start the dev server, measure per-round cost, the peer and throughput, stop it."""
+    """Start the dev server, measure per-round cost (the peer interleaved), throughput; stop it."""
     from tests.temporal.server import temporal_server
 
     runs = 5 if quick else 20
     with temporal_server() as server:
         client = await Client.connect(server.address, plugins=[tt.ToolcastPlugin()])
-        rounds = await per_round(client, runs)
-        other = await peer(server.address, runs)
+        rounds = await per_round(client, runs, server.address)
         second = await Client.connect(server.address)
         rate = await throughput(client, second, 10 if quick else 50)
-    return {**rounds, **other, "runs_per_s": rate, "conversations": 10 if quick else 50}
+    return {**rounds, "runs_per_s": rate, "conversations": 10 if quick else 50}
 
 
 async def main(quick: bool) -> None:
@@ -233,8 +309,11 @@ async def main(quick: bool) -> None:
         )
     else:
         print(f"temporalio.contrib.openai_agents: {figures['peer_status']}")
+    for name, counts in figures["history"].items():
+        print(f"history of a 3-round run, {name}: {counts}")
     print(
-        f"throughput: {rate:.1f} runs/s, 50 concurrent conversations of {ROUNDS} rounds, 2 workers"
+        f"throughput: {rate:.1f} runs/s, {figures['conversations']} concurrent conversations "
+        f"of {ROUNDS} rounds, 2 workers"
     )
 
 
