@@ -3,6 +3,8 @@
     pip install -e '.[model]'
     python -m benchmarks.accuracy                      # both servers, every problem
     python -m benchmarks.accuracy --server llama-cpp-python --limit 20
+    python -m benchmarks.accuracy --server llama-cpp-python \
+        --slice multiple=100:115 --slice irrelevance=50:60    # held-out problems
 
 The problems are a subset of the Berkeley Function Calling Leaderboard
 (`benchmarks/data/bfcl/`, Apache-2.0): 200 "multiple" problems (2-4 functions,
