@@ -258,6 +258,7 @@ async def test_a_tool_error_completes_and_a_server_failure_fails() -> None:
         crashed = await client.session.call_tool("crash", {}, allow_claimed=True)
         errored = await _until(client, tool_error.model_dump(by_alias=True)["taskId"], _ended)
         failed = await _until(client, crashed.model_dump(by_alias=True)["taskId"], _ended)
+        resolved = await client.call_tool("crash", {})  # TasksClient's view of it
         with pytest.raises(MCPError) as unknown:
             await _send(client, "tasks/get", {"taskId": "not-a-task"})
         with pytest.raises(MCPError) as removed:
@@ -269,6 +270,8 @@ async def test_a_tool_error_completes_and_a_server_failure_fails() -> None:
     assert failed["error"]["code"] == -32603
     assert "the backend is gone" in failed["error"]["message"]
     assert "result" not in failed
+    assert resolved.is_error
+    assert "crash: the remote task failed: The task could not finish" in resolved.content[0].text
     assert unknown.value.error.code == mcp_types.INVALID_PARAMS
     assert "No task 'not-a-task'" in unknown.value.error.message
     assert removed.value.error.code == mcp_types.METHOD_NOT_FOUND
