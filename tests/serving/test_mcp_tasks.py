@@ -32,7 +32,7 @@ from services import redis_server
 from toolcast import Tool, ToolContext, ToolError, ToolOutcome, tool
 from toolcast._spec import ToolSpec
 from toolcast.providers import mcp
-from toolcast.providers._mcp_task_client import _cached
+from toolcast.providers._mcp_task_client import _models
 from toolcast.providers._mcp_tasks import TASKS_EXTENSION
 
 pytestmark = pytest.mark.anyio
@@ -92,7 +92,7 @@ def _server(**options: Any) -> Any:
 
 
 async def _send(client: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    _, request_model, detailed = _cached()
+    _, request_model, detailed = _models()
     request = request_model.model_validate({"method": method, "params": params}, by_name=False)
     got = await client.session.send_request(request, detailed)
     dumped: dict[str, Any] = got.model_dump(by_alias=True, mode="json", exclude_none=True)

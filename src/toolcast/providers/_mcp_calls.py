@@ -233,17 +233,17 @@ async def _run(ctx: Any, tool: Any, call: ToolCall, session: Any, base: ToolCont
 
 async def invoke_call(tool: Any, call: ToolCall, session: Any, context: ToolContext) -> ToolOutcome:
     """`tool.invoke` for `call` with the session's aliases (raw ids when it has none)."""
-    if session.aliases is None:
+    if session.aliases is not None:
+        extra: dict[str, Any] = {"aliases": session.aliases}
+    elif isinstance(tool, Tool):
         # A list mixing other invokers has no session: raw ids, as before `RAW_IDS`.
-        raw = {"aliases": RAW_IDS} if isinstance(tool, Tool) else {}
-        outcome: ToolOutcome = await tool.invoke(
-            call.arguments, context=context, call_id=call.id, **raw
-        )
-        return outcome
-    found: ToolOutcome = await tool.invoke(
-        call.arguments, context=context, call_id=call.id, aliases=session.aliases
+        extra = {"aliases": RAW_IDS}
+    else:
+        extra = {}
+    outcome: ToolOutcome = await tool.invoke(
+        call.arguments, context=context, call_id=call.id, **extra
     )
-    return found
+    return outcome
 
 
 class _Forward:

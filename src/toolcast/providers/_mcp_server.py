@@ -37,7 +37,13 @@ from toolcast.errors import CatalogError
 from toolcast.providers._mcp_calls import INSTALL_HINT, approved_run, decide_call, invoke_call
 from toolcast.providers._mcp_housekeeping import add_housekeeping
 from toolcast.providers._mcp_stateless import TOOLBOXES_META_KEY, StatelessState
-from toolcast.providers._mcp_tasks import ProgressHook, Tasks, add_task_methods, run_as_task
+from toolcast.providers._mcp_tasks import (
+    ProgressHook,
+    TaskJob,
+    Tasks,
+    add_task_methods,
+    run_as_task,
+)
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -284,7 +290,7 @@ def build_server(
         def finish(outcome: ToolOutcome) -> dict[str, Any]:
             return wire.result(outcome, tool, version)
 
-        return await tasks.start(call, tool, decide, run, finish)
+        return await tasks.start(TaskJob(call, decide, run, finish))
 
     async def call_tool(
         ctx: Any, params: mcp_types.CallToolRequestParams

@@ -13,6 +13,7 @@ sends `tasks/cancel`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
 
@@ -30,6 +31,7 @@ Elicit = Callable[[Mapping[str, Any]], Awaitable[Mapping[str, Any]]]
 """`(elicitation/create params) -> ElicitResult` as wire dicts."""
 
 
+@functools.cache
 def _models() -> tuple[Any, Any, Any]:
     """The SDK models of the extension's messages (built once, on first use)."""
     import mcp.types as mcp_types
@@ -56,15 +58,6 @@ def _models() -> tuple[Any, Any, Any]:
     return Created, TaskRequest, Detailed
 
 
-_CACHE: list[tuple[Any, Any, Any]] = []
-
-
-def _cached() -> tuple[Any, Any, Any]:
-    if not _CACHE:
-        _CACHE.append(_models())
-    return _CACHE[0]
-
-
 def TasksClient(elicit: Elicit | None = None) -> Any:
     """An `mcp.Client` extension that turns a remote task into the call's result.
 
@@ -83,7 +76,7 @@ def TasksClient(elicit: Elicit | None = None) -> Any:
         msg = "Remote MCP tools need the MCP SDK: pip install 'toolcast[mcp]'"
         raise ImportError(msg) from None
 
-    created_model, request_model, detailed_model = _cached()
+    created_model, request_model, detailed_model = _models()
 
     async def send(session: Any, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
         request = request_model.model_validate({"method": method, "params": params}, by_name=False)

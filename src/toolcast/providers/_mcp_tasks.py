@@ -28,6 +28,7 @@ import json
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -38,6 +39,7 @@ from toolcast.providers._mcp_calls import APPROVAL_SCHEMA, question
 __all__ = (
     "TASKS_EXTENSION",
     "ProgressHook",
+    "TaskJob",
     "Tasks",
     "add_task_methods",
     "run_as_task",
@@ -49,6 +51,20 @@ TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 
 ProgressHook = Callable[[float, "float | None", "str | None"], None]
 """A `ToolContext` progress hook: `(progress, total, message)`."""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskJob:
+    """What a task runs, supplied by the server that took the `tools/call`."""
+
+    call: ToolCall
+    decide: Callable[[], Awaitable[tuple[str, str] | ToolOutcome]]
+    """The policy's `(status, reason)`, or the outcome of arguments that cannot run."""
+    run: Callable[[ProgressHook], Awaitable[ToolOutcome]]
+    """Invoke the tool, its progress reports going to the hook."""
+    finish: Callable[[ToolOutcome], dict[str, Any]]
+    """The outcome as the `CallToolResult` dict the task inlines."""
+
 
 _TERMINAL = frozenset({"completed", "failed", "cancelled"})
 _MAX_TASKS = 10_000
@@ -186,15 +202,8 @@ class Tasks:
 
     # ------------------------------------------------------------------ creation
 
-    async def start(
-        self,
-        call: ToolCall,
-        tool: Any,
-        decide: Callable[[], Awaitable[tuple[str, str] | ToolOutcome]],
-        run: Callable[[ProgressHook], Awaitable[ToolOutcome]],
-        finish: Callable[[ToolOutcome], dict[str, Any]],
-    ) -> dict[str, Any]:
-        """Save a new task running `call` and start it; the `CreateTaskResult` to send."""
+    async def start(self, job: TaskJob) -> dict[str, Any]:
+        """Save a new task running `job` and start it; the `CreateTaskResult` to send."""
         created = _now()
         record: dict[str, Any] = {
             "taskId": secrets.token_urlsafe(24),
@@ -211,28 +220,21 @@ class Tasks:
             from mcp.shared.exceptions import MCPError
 
             raise MCPError(
-                mcp_types.INTERNAL_ERROR, f"The task for {call.name!r} was not created: {exc}"
+                mcp_types.INTERNAL_ERROR, f"The task for {job.call.name!r} was not created: {exc}"
             ) from None
         task_id = record["taskId"]
         self._board.changed[task_id] = asyncio.Event()
-        worker = asyncio.ensure_future(self._work(record, call, decide, run, finish))
+        worker = asyncio.ensure_future(self._work(record, job))
         self._running[task_id] = worker
         return {"resultType": "task", **record}
 
-    async def _work(
-        self,
-        record: dict[str, Any],
-        call: ToolCall,
-        decide: Callable[[], Awaitable[tuple[str, str] | ToolOutcome]],
-        run: Callable[[ProgressHook], Awaitable[ToolOutcome]],
-        finish: Callable[[ToolOutcome], dict[str, Any]],
-    ) -> None:
+    async def _work(self, record: dict[str, Any], job: TaskJob) -> None:
         task_id = record["taskId"]
-        body = asyncio.ensure_future(self._body(record, call, decide, run))
+        body = asyncio.ensure_future(self._body(record, job))
         watcher = asyncio.ensure_future(self._watch(task_id, body))
         try:
             outcome = await body
-            record.update(status="completed", result=finish(outcome))
+            record.update(status="completed", result=job.finish(outcome))
         except asyncio.CancelledError:
             record.update(status="cancelled", statusMessage="Cancelled by the client.")
         except Exception as exc:  # toolcast could not finish the call: a protocol error
@@ -249,14 +251,9 @@ class Tasks:
             await self._board.save(record)
         self._board.forget(task_id)
 
-    async def _body(
-        self,
-        record: dict[str, Any],
-        call: ToolCall,
-        decide: Callable[[], Awaitable[tuple[str, str] | ToolOutcome]],
-        run: Callable[[ProgressHook], Awaitable[ToolOutcome]],
-    ) -> ToolOutcome:
-        decided = await decide()
+    async def _body(self, record: dict[str, Any], job: TaskJob) -> ToolOutcome:
+        call = job.call
+        decided = await job.decide()
         if isinstance(decided, ToolOutcome):
             return decided
         status, reason = decided
@@ -267,7 +264,7 @@ class Tasks:
         record.update(status="working", lastUpdatedAt=_now())
         record.pop("inputRequests", None)
         await self._board.save(record)
-        return await run(self._progress(record))
+        return await job.run(self._progress(record))
 
     def _progress(self, record: dict[str, Any]) -> ProgressHook:
         """A progress hook that makes each report the task's `statusMessage`."""

@@ -8,6 +8,7 @@ chosen explicitly: a server does not say which one it is.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -202,10 +203,12 @@ _COMMON = frozenset(
 )
 
 
-def _stems(text: str) -> set[str]:
+@functools.lru_cache(maxsize=4096)
+def _stems(text: str) -> frozenset[str]:
     """Lower-case word stems (first five letters) of `text`, common words left out."""
     words = (w.lower() for w in _WORD.findall(text))
-    return {w[:5] for w in words if len(w) > 2 and w not in _COMMON}
+    # Cached: a tool's name and description are the same text on every request.
+    return frozenset(w[:5] for w in words if len(w) > 2 and w not in _COMMON)
 
 
 def by_relevance(specs: Sequence[ToolSpec], query: str) -> list[ToolSpec]:
