@@ -124,6 +124,36 @@ def test_the_prompt_lists_tools_in_relevance_order_and_offers_the_reply() -> Non
     ]
 
 
+def _forms(text: str) -> list[str]:
+    """The answer forms the prompt describes, in the order it describes them."""
+    found = [(text.find('{"reply"'), "reply"), (text.find('{"name"'), "call")]
+    return [form for at, form in sorted(found) if at >= 0]
+
+
+@pytest.mark.parametrize(
+    ("query", "forms"),
+    [
+        # A tool shares a word stem with the request: the call form is described first.
+        ("What is the weather in Oslo?", ["call", "reply"]),
+        ("Convert 100 dollars, the currency", ["call", "reply"]),
+        # None does: the reply form comes first (a small model takes the first form).
+        ("Who wrote Hamlet?", ["reply", "call"]),
+        ("", ["reply", "call"]),
+    ],
+)
+def test_the_reply_form_comes_first_only_when_no_tool_fits_the_words(
+    query: str, forms: list[str]
+) -> None:
+    for order in itertools.permutations(SPECS):
+        text = tool_prompt(None, list(order), constrained=True, reply=True, query=query)
+        assert _forms(text) == forms, (query, [s.name for s in order])
+
+
+def test_without_a_query_or_a_reply_the_call_form_comes_first() -> None:
+    assert _forms(tool_prompt(None, SPECS, constrained=True, reply=True)) == ["call", "reply"]
+    assert _forms(tool_prompt(None, SPECS, constrained=True, reply=False, query="x")) == ["call"]
+
+
 class _Completions:
     def __init__(self, content: str) -> None:
         self.content = content

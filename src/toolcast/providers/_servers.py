@@ -175,16 +175,14 @@ def tool_prompt(
     descriptions a server left out. With `query` (the user's last words) the
     constrained prompt lists the tools most relevant first (see `by_relevance`): a
     small model leans to the first tool listed, and so the host's order does not
-    decide which tool it calls.
+    decide which tool it calls. Likewise the reply form is described first when
+    no tool shares a word stem with the query, the call form first otherwise.
     """
     lines = [system] if system else []
     if constrained:
-        shape = '{"name": TOOL, "arguments": {...}}'
-        how = f"To call a tool, answer with one JSON object: {shape}."
-        if reply:
-            how += ' To answer the user without a tool, answer {"reply": TEXT}.'
-        lines.append(f"You can call these tools. {how}")
-        for spec in specs if query is None else by_relevance(specs, query):
+        ordered = list(specs) if query is None else by_relevance(specs, query)
+        lines.append(_how_to_answer(reply=reply, first=reply and _fits_none(ordered, query)))
+        for spec in ordered:
             schema = json.dumps(_arguments_shape(spec.input_schema), ensure_ascii=False)
             lines.append(f"- {spec.name}: {spec.description or spec.name} Arguments: {schema}")
     else:
@@ -209,6 +207,37 @@ def _stems(text: str) -> frozenset[str]:
     words = (w.lower() for w in _WORD.findall(text))
     # Cached: a tool's name and description are the same text on every request.
     return frozenset(w[:5] for w in words if len(w) > 2 and w not in _COMMON)
+
+
+_CALL = 'To call a tool, answer with one JSON object: {"name": TOOL, "arguments": {...}}.'
+_REPLY = 'To answer the user without a tool, answer {"reply": TEXT}.'
+
+
+def _how_to_answer(*, reply: bool, first: bool) -> str:
+    """What JSON to answer with; with `first`, the reply form is described first.
+
+    A small model takes the form described first (Gemma 3 270M answered
+    `{"reply": ...}` on every problem with the reply first, and called a tool on
+    every one with the call first), so which comes first is decided by relevance,
+    like the order of the tools, never by a fixed place.
+    """
+    if not reply:
+        return f"You can call these tools. {_CALL}"
+    if first:
+        return (
+            'If no tool fits the request, answer the user with one JSON object: {"reply": '
+            'TEXT}. Otherwise call a tool: answer with one JSON object: {"name": TOOL, '
+            '"arguments": {...}}.'
+        )
+    return f"You can call these tools. {_CALL} {_REPLY}"
+
+
+def _fits_none(specs: Sequence[ToolSpec], query: str | None) -> bool:
+    """Whether no tool shares a word stem with the query (so a reply ranks first)."""
+    if query is None:
+        return False
+    wanted = _stems(query)
+    return not any(wanted & _stems(f"{spec.name} {spec.description}") for spec in specs)
 
 
 def by_relevance(specs: Sequence[ToolSpec], query: str) -> list[ToolSpec]:
