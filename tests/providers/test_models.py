@@ -542,7 +542,16 @@ async def test_a_constrained_request_sends_the_grammar_and_reads_the_call_back(
 ) -> None:
     path = "/v1/chat/completions"
     output = '{"name": "weather", "arguments": {"city": "Paris"}}'
-    fake_server.queue(path, chat_completion({"role": "assistant", "content": output}, "stop"))
+    # This profile streams constrained requests (so a timeout can stop the server).
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "g"}
+    fake_server.queue_stream(
+        path,
+        [
+            {**chunk, "choices": [{"index": 0, "delta": {"content": output[:9]}}]},
+            {**chunk, "choices": [{"index": 0, "delta": {"content": output[9:]}}]},
+            {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        ],
+    )
     client = openai.AsyncOpenAI(base_url=fake_server.url + "/v1", api_key="t", max_retries=0)
     # "required" fails on this server, so the adapter asks for it through the grammar.
     model = openai_chat.Model(client, "gemma", profile="llama-cpp-python")
@@ -557,6 +566,7 @@ async def test_a_constrained_request_sends_the_grammar_and_reads_the_call_back(
     budget = openai_chat.CONSTRAINED_MAX_TOKENS
     assert sent["grammar"] == toolcast.constraint(SPECS, max_tokens=budget).grammar
     assert sent["max_tokens"] == budget
+    assert sent["stream"] is True
     assert '"name": TOOL' in sent["messages"][0]["content"]
     assert sent["messages"][2] == {
         "role": "assistant",

