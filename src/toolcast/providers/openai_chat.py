@@ -431,7 +431,7 @@ class Model(Adapter):
             if rule is not None and self.profile.stream_to_stop:
                 # Streamed so that the client's timeout stops the server too (see
                 # `_deadline`); only constrained replies, which are text, are.
-                stream = await self.send(**kwargs, stream=True)
+                stream = await self.send(**{**kwargs, "stream": True})
                 data = await joined_stream(stream, deadline_of(self.client, kwargs))
             else:
                 data = plain(await self.send(**kwargs))
