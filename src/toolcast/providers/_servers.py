@@ -214,8 +214,10 @@ def _stems(text: str) -> frozenset[str]:
     return frozenset(w[:5] for w in words if len(w) > 2 and w not in _COMMON)
 
 
-_CALL = 'To call a tool, answer with one JSON object: {"name": TOOL, "arguments": {...}}.'
+_SHAPE = 'answer with one JSON object: {"name": TOOL, "arguments": {...}}.'
+_CALL = f"To call a tool, {_SHAPE}"
 _REPLY = 'To answer the user without a tool, answer {"reply": TEXT}.'
+_NONE_FITS = 'If no tool fits the request, answer the user with one JSON object: {"reply": TEXT}.'
 
 
 def _how_to_answer(*, reply: bool, first: bool) -> str:
@@ -229,20 +231,19 @@ def _how_to_answer(*, reply: bool, first: bool) -> str:
     if not reply:
         return f"You can call these tools. {_CALL}"
     if first:
-        return (
-            'If no tool fits the request, answer the user with one JSON object: {"reply": '
-            'TEXT}. Otherwise call a tool: answer with one JSON object: {"name": TOOL, '
-            '"arguments": {...}}.'
-        )
+        return f"{_NONE_FITS} Otherwise call a tool: {_SHAPE}"
     return f"You can call these tools. {_CALL} {_REPLY}"
 
 
-def _fits_none(specs: Sequence[ToolSpec], query: str | None) -> bool:
-    """Whether no tool shares a word stem with the query (so a reply ranks first)."""
-    if query is None:
+def _fits_none(ordered: Sequence[ToolSpec], query: str | None) -> bool:
+    """Whether no tool shares a word stem with the query (so a reply ranks first).
+
+    `ordered` is `by_relevance`'s order: when its first tool shares none, none does.
+    """
+    if query is None or not ordered:
         return False
-    wanted = _stems(query)
-    return not any(wanted & _stems(f"{spec.name} {spec.description}") for spec in specs)
+    first = ordered[0]
+    return not _stems(query) & _stems(f"{first.name} {first.description}")
 
 
 def by_relevance(specs: Sequence[ToolSpec], query: str) -> list[ToolSpec]:
